@@ -1,0 +1,96 @@
+# The build. `make run` boots the ISO in QEMU; `make test` runs every test.
+# FORMATS.md section 6 lists the targets and their variables.
+
+BUILD   := build
+VENV    := $(BUILD)/venv
+PYTHON  := $(VENV)/bin/python
+PYTEST  := $(VENV)/bin/pytest
+
+.DEFAULT_GOAL := all
+.SECONDARY:
+.PHONY: all deps host-deps host test test-host bench clean
+
+all: host
+
+# ---------------------------------------------------------------- host side
+# lib/ and sched/ are built for the host too: with sanitizers for the tests
+# and the simulator, optimised (no sanitizers) for the benchmarks.
+
+HOST_CC     ?= gcc
+HOST_WARN   := -std=c11 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
+               -D_GNU_SOURCE -I.
+HOST_SAN    := -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all \
+               -fno-omit-frame-pointer
+HOST_OPT    := -O2 -g -DNDEBUG
+# sched/ checks its invariants (e.g. staggered Pfair I1/I2) when SCHED_DEBUG.
+HOST_SAN_DEFS := -DSCHED_DEBUG=1
+
+HOST_SRC   := $(sort $(wildcard lib/*.c) $(shell find sched -name '*.c'))
+HOST_SAN_OBJ := $(HOST_SRC:%.c=$(BUILD)/host/san/%.o)
+HOST_OPT_OBJ := $(HOST_SRC:%.c=$(BUILD)/host/opt/%.o)
+
+# Host programs: tools/NAME.c -> build/host/NAME (sanitized) and
+# build/host/NAME-fast (optimised); C unit tests tests/host/c/test_*.c ->
+# build/host/tests/test_*.
+TOOLS      := $(patsubst tools/%.c,%,$(wildcard tools/*.c))
+C_TESTS    := $(patsubst tests/host/c/%.c,%,$(wildcard tests/host/c/test_*.c))
+HOST_BINS  := $(TOOLS:%=$(BUILD)/host/%) $(TOOLS:%=$(BUILD)/host/%-fast) \
+              $(C_TESTS:%=$(BUILD)/host/tests/%)
+
+host: $(HOST_BINS)
+
+$(BUILD)/host/san/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(HOST_CC) $(HOST_WARN) $(HOST_SAN) $(HOST_SAN_DEFS) -MMD -MP -c $< -o $@
+
+$(BUILD)/host/opt/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(HOST_CC) $(HOST_WARN) $(HOST_OPT) -MMD -MP -c $< -o $@
+
+$(BUILD)/host/%-fast: $(BUILD)/host/opt/tools/%.o $(HOST_OPT_OBJ)
+	$(HOST_CC) $(HOST_OPT) $^ -o $@ -lm
+
+$(BUILD)/host/tests/%: $(BUILD)/host/san/tests/host/c/%.o $(HOST_SAN_OBJ)
+	@mkdir -p $(dir $@)
+	$(HOST_CC) $(HOST_SAN) $^ -o $@ -lm
+
+$(BUILD)/host/%: $(BUILD)/host/san/tools/%.o $(HOST_SAN_OBJ)
+	$(HOST_CC) $(HOST_SAN) $^ -o $@ -lm
+
+-include $(shell find $(BUILD)/host -name '*.d' 2>/dev/null)
+
+# ---------------------------------------------------------------- kernel side
+-include mk/kernel.mk
+
+# ---------------------------------------------------------------- set-up
+host-deps:
+	@scripts/ensure-deps.sh host
+
+deps:
+	@scripts/ensure-deps.sh kernel
+
+# ---------------------------------------------------------------- tests
+# TEST_ARGS passes options to pytest, e.g. TEST_ARGS="-k pfair".
+TEST_ARGS ?=
+PYTEST_JOBS ?= 2
+
+test: deps
+	@$(MAKE) --no-print-directory host $(if $(wildcard mk/kernel.mk),iso)
+	$(PYTEST) -n $(PYTEST_JOBS) $(TEST_ARGS) tests
+
+# Only the host-side tests: no ISO, no QEMU.
+test-host: host-deps
+	@$(MAKE) --no-print-directory host
+	$(PYTEST) -n $(PYTEST_JOBS) $(TEST_ARGS) tests/host
+
+# ---------------------------------------------------------------- benchmarks
+# BENCH=quick (default) or full; BENCH_ONLY=name runs one benchmark.
+BENCH ?= quick
+BENCH_ONLY ?=
+
+bench: deps
+	@$(MAKE) --no-print-directory host $(if $(wildcard mk/kernel.mk),iso)
+	$(PYTHON) tools/bench/run_all.py --mode $(BENCH) $(if $(BENCH_ONLY),--only $(BENCH_ONLY))
+
+clean:
+	rm -rf $(BUILD)/host $(BUILD)/kernel $(BUILD)/iso $(BUILD)/bench $(BUILD)/*.iso

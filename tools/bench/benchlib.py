@@ -1,0 +1,36 @@
+"""Small helpers shared by the benchmarks: tables, CSV and plots."""
+import csv
+
+
+def print_table(headers, rows, title=None):
+    """Prints rows (lists) under headers, columns right-aligned."""
+    cells = [[str(h) for h in headers]] + [[fmt(c) for c in r] for r in rows]
+    widths = [max(len(r[i]) for r in cells) for i in range(len(headers))]
+    if title:
+        print(title)
+    for k, r in enumerate(cells):
+        print("  ".join(c.rjust(w) for c, w in zip(r, widths)))
+        if k == 0:
+            print("  ".join("-" * w for w in widths))
+    print()
+
+
+def fmt(c):
+    if isinstance(c, float):
+        return f"{c:.3f}" if abs(c) < 1000 else f"{c:.0f}"
+    return str(c)
+
+
+def write_csv(path, headers, rows):
+    with open(path, "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(headers)
+        w.writerows(rows)
+
+
+def pyplot():
+    """matplotlib's pyplot with a file-only backend."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    return plt
