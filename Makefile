@@ -2,6 +2,8 @@
 # FORMATS.md section 6 lists the targets and their variables.
 
 BUILD   := build
+# V=1 shows the full commands.
+Q       := $(if $(V),,@)
 VENV    := $(BUILD)/venv
 PYTHON  := $(VENV)/bin/python
 PYTEST  := $(VENV)/bin/pytest
@@ -41,21 +43,26 @@ host: $(HOST_BINS)
 
 $(BUILD)/host/san/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(HOST_CC) $(HOST_WARN) $(HOST_SAN) $(HOST_SAN_DEFS) -MMD -MP -c $< -o $@
+	@echo "  CC (host, sanitized) $<"
+	$(Q)$(HOST_CC) $(HOST_WARN) $(HOST_SAN) $(HOST_SAN_DEFS) -MMD -MP -c $< -o $@
 
 $(BUILD)/host/opt/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(HOST_CC) $(HOST_WARN) $(HOST_OPT) -MMD -MP -c $< -o $@
+	@echo "  CC (host, -O2)      $<"
+	$(Q)$(HOST_CC) $(HOST_WARN) $(HOST_OPT) -MMD -MP -c $< -o $@
 
 $(BUILD)/host/%-fast: $(BUILD)/host/opt/tools/%.o $(HOST_OPT_OBJ)
-	$(HOST_CC) $(HOST_OPT) $^ -o $@ -lm
+	@echo "  LD    $@"
+	$(Q)$(HOST_CC) $(HOST_OPT) $^ -o $@ -lm
 
 $(BUILD)/host/tests/%: $(BUILD)/host/san/tests/host/c/%.o $(HOST_SAN_OBJ)
 	@mkdir -p $(dir $@)
-	$(HOST_CC) $(HOST_SAN) $^ -o $@ -lm
+	@echo "  LD    $@"
+	$(Q)$(HOST_CC) $(HOST_SAN) $^ -o $@ -lm
 
 $(BUILD)/host/%: $(BUILD)/host/san/tools/%.o $(HOST_SAN_OBJ)
-	$(HOST_CC) $(HOST_SAN) $^ -o $@ -lm
+	@echo "  LD    $@"
+	$(Q)$(HOST_CC) $(HOST_SAN) $^ -o $@ -lm
 
 -include $(shell find $(BUILD)/host -name '*.d' 2>/dev/null)
 

@@ -1,0 +1,58 @@
+/* arch/x86/acpi: the firmware's tables -- MADT, FADT, HPET -- and the MP
+ * tables as the fallback. */
+#ifndef ARCH_X86_ACPI_H
+#define ARCH_X86_ACPI_H
+
+#include <stdint.h>
+
+#define ACPI_MAX_CPUS 64
+#define ACPI_MAX_IOAPICS 8
+
+struct acpi_cpu {
+	uint32_t apic_id;
+	uint32_t uid;
+	uint8_t enabled;          /* MADT flags bit 0 */
+	uint8_t online_capable;   /* MADT flags bit 1 (ACPI 6.3) */
+};
+
+struct acpi_ioapic {
+	uint32_t id, addr, gsi_base;
+};
+
+struct acpi_info {
+	const char *source;       /* "acpi", "mptable" or "none" */
+	unsigned revision;
+	uint64_t lapic_addr;
+	struct acpi_cpu cpu[ACPI_MAX_CPUS];
+	unsigned ncpus;           /* entries kept (enabled ones) */
+	unsigned ncpus_disabled;  /* present but neither enabled nor capable */
+	unsigned ncpus_hotplug;   /* online-capable, not enabled at boot */
+	unsigned ncpus_dropped;   /* beyond ACPI_MAX_CPUS */
+	struct acpi_ioapic ioapic[ACPI_MAX_IOAPICS];
+	unsigned nioapics;
+	/* FADT (ACPI 6.4, 5.2.9) */
+	uint16_t pm_timer_port;
+	uint8_t pm_timer_32bit;
+	uint16_t pm1a_cnt, pm1b_cnt;
+	uint16_t smi_cmd;
+	uint8_t acpi_enable;
+	uint8_t have_s5;
+	uint16_t slp_typa, slp_typb;
+	/* HPET table (IA-PC HPET spec 1.0a, 3.2.4) */
+	uint64_t hpet_addr;
+};
+
+extern struct acpi_info acpi;
+
+/*
+ * Finds the RSDP (the multiboot2 copies first, then the BIOS areas),
+ * verifies every checksum, and reads the MADT, FADT and HPET tables; falls
+ * back to the MP tables for the CPUs. A table that fails a check is reported
+ * on the console and not used. Returns the number of CPUs found.
+ */
+unsigned acpi_init(const void *rsdp_v1, const void *rsdp_v2);
+
+/* S5 through PM1 control, when the FADT and the DSDT's \_S5 allow it. */
+void acpi_power_off(void);
+
+#endif

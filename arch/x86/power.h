@@ -1,0 +1,16 @@
+/* arch/x86/power: leaving the machine when the kernel is done. */
+#ifndef ARCH_X86_POWER_H
+#define ARCH_X86_POWER_H
+
+/* The hypervisor's name from CPUID 0x40000000 ("TCGTCGTCGTCG", ...), or ""
+ * on bare metal. */
+const char *power_hypervisor(void);
+
+/*
+ * Ends the run: under QEMU through isa-debug-exit with a code that tells
+ * pass from fail; elsewhere ACPI S5, then Bochs's shutdown port, then every
+ * CPU halts. Never returns.
+ */
+void power_exit(int pass) __attribute__((noreturn));
+
+#endif

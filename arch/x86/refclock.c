@@ -1,0 +1,86 @@
+/* arch/x86/refclock: PIT, HPET and ACPI PM timer as up-counters. */
+#include "refclock.h"
+
+#include "acpi.h"
+#include "cpu.h"
+
+/* 8254 PIT: 1.193182 MHz (the 14.31818 MHz crystal divided by 12). */
+#define PIT_HZ 1193182
+#define PIT_CH2_DATA 0x42
+#define PIT_COMMAND 0x43
+#define PIT_GATE_PORT 0x61          /* bit 0: channel 2 gate, bit 1: speaker */
+#define PIT_CH2_MODE2_LOHI 0xb4     /* channel 2, lo/hi byte, mode 2 */
+#define PIT_CH2_LATCH 0x80
+
+/* IA-PC HPET spec 1.0a, 2.3: general registers. */
+#define HPET_CAPS 0x000
+#define HPET_CONFIG 0x010
+#define HPET_COUNTER 0x0f0
+#define HPET_ENABLE 1
+
+#define PM_TIMER_HZ 3579545         /* ACPI 6.4, 4.8.3.3 */
+
+static uint16_t pit_last;
+static uint64_t pit_count;
+static volatile uint64_t *hpet;
+
+/* The PIT counts down from 65536 and wraps every 55 ms; extend it to an
+ * up-counter, which is exact as long as reads are less than a wrap apart
+ * (the calibration polls continuously). */
+static uint64_t pit_read(void)
+{
+	outb(PIT_COMMAND, PIT_CH2_LATCH);
+	uint16_t v = inb(PIT_CH2_DATA);
+	v |= (uint16_t)inb(PIT_CH2_DATA) << 8;
+	pit_count += (uint16_t)(pit_last - v);
+	pit_last = v;
+	return pit_count;
+}
+
+static void pit_start(void)
+{
+	/* Gate on, speaker off; mode 2 reload 0 means 65536. */
+	outb(PIT_GATE_PORT, (inb(PIT_GATE_PORT) & ~0x02) | 0x01);
+	outb(PIT_COMMAND, PIT_CH2_MODE2_LOHI);
+	outb(PIT_CH2_DATA, 0);
+	outb(PIT_CH2_DATA, 0);
+	pit_count = 0;
+	outb(PIT_COMMAND, PIT_CH2_LATCH);
+	pit_last = inb(PIT_CH2_DATA);
+	pit_last |= (uint16_t)inb(PIT_CH2_DATA) << 8;
+}
+
+static uint64_t hpet_read(void)
+{
+	return hpet[HPET_COUNTER / 8];
+}
+
+static uint64_t pm_read(void)
+{
+	return inl(acpi.pm_timer_port);
+}
+
+unsigned refclock_probe(struct refclock *out)
+{
+	unsigned n = 0;
+	if (acpi.hpet_addr && acpi.hpet_addr < 0x100000000ull) {
+		hpet = (volatile uint64_t *)acpi.hpet_addr;
+		uint64_t caps = hpet[HPET_CAPS / 8];
+		uint64_t period_fs = caps >> 32; /* femtoseconds per tick */
+		/* The spec bounds the period by 100 ns (2.3.4). */
+		if (period_fs > 0 && period_fs <= 100000000ull) {
+			hpet[HPET_CONFIG / 8] |= HPET_ENABLE;
+			int counter_64 = (caps >> 13) & 1;
+			out[n++] = (struct refclock){
+				"hpet", 1000000000000000ull / period_fs,
+				counter_64 ? ~0ull : 0xffffffffull, hpet_read };
+		}
+	}
+	if (acpi.pm_timer_port)
+		out[n++] = (struct refclock){
+			"pmtimer", PM_TIMER_HZ,
+			acpi.pm_timer_32bit ? 0xffffffffull : 0xffffffull, pm_read };
+	pit_start();
+	out[n++] = (struct refclock){ "pit", PIT_HZ, ~0ull, pit_read };
+	return n;
+}

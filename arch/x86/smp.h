@@ -1,0 +1,36 @@
+/* arch/x86/smp: per-CPU set-up and bringing up the application processors. */
+#ifndef ARCH_X86_SMP_H
+#define ARCH_X86_SMP_H
+
+#include <stdint.h>
+
+struct smp_info {
+	unsigned found;          /* enabled CPUs in the firmware tables */
+	unsigned online;         /* CPUs that checked in (BSP included) */
+	uint64_t bringup_us;
+	int64_t max_skew_cycles; /* largest |TSC offset| of an AP */
+};
+
+extern struct smp_info smp;
+
+/* The boot CPU's own descriptors, per-CPU record and local APIC. */
+void smp_init_bsp(void);
+
+/*
+ * INIT-SIPI-SIPI to each enabled CPU in turn (MP spec B.4), timed with the
+ * calibrated TSC; waits for each to check in, names any that does not, and
+ * measures each AP's TSC offset against the BSP.
+ */
+void smp_boot_aps(void);
+
+/*
+ * Runs fn(arg) on every online CPU (the BSP too). Returns 0 when all have
+ * finished, or how many had not after timeout_us. APs wait for such calls
+ * after checking in.
+ */
+unsigned smp_run_on_all(void (*fn)(void *), void *arg, uint64_t timeout_us);
+
+/* The first 64-bit C function an AP runs (GDB breaks here). */
+void smp_ap_main(uint32_t cpu) __attribute__((noreturn));
+
+#endif

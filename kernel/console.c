@@ -1,0 +1,56 @@
+/* kernel/console: COM1 and the framebuffer, one whole message at a time. */
+#include "console.h"
+
+#include "../drivers/fb/fbcon.h"
+#include "../drivers/serial/uart.h"
+#include "../lib/fmt.h"
+#include "spinlock.h"
+
+#define LINE_MAX 1024
+
+static struct spinlock lock;
+static int fb_on;
+static int panic_mode;
+
+void console_init(void)
+{
+	uart_init();
+}
+
+void console_enable_fb(void)
+{
+	fb_on = 1;
+}
+
+void console_panic_mode(void)
+{
+	panic_mode = 1;
+}
+
+void kvprintf(const char *format, va_list ap)
+{
+	char buf[LINE_MAX];
+	int n = fmt_vsnprintf(buf, sizeof buf, format, ap);
+	if (n < 0)
+		return;
+	size_t len = (size_t)n < sizeof buf ? (size_t)n : sizeof buf - 1;
+	uint64_t flags = irq_save();
+	/* A CPU stopped while holding the lock must not silence the panic
+	 * report: after a bounded wait the panicking CPU prints anyway. */
+	int locked = panic_mode ? spin_trylock_for(&lock, 10000000)
+				: (spin_lock_irqsave(&lock), 1);
+	uart_write(buf, len);
+	if (fb_on)
+		fbcon_write(buf, len);
+	if (locked)
+		__atomic_store_n(&lock.locked, 0, __ATOMIC_RELEASE);
+	irq_restore(flags);
+}
+
+void kprintf(const char *format, ...)
+{
+	va_list ap;
+	va_start(ap, format);
+	kvprintf(format, ap);
+	va_end(ap);
+}

@@ -1,0 +1,197 @@
+/*
+ * kernel/main: the boot sequence (DESIGN.md, "How data flows at boot"):
+ * console -> descriptors -> ACPI -> local APIC -> TSC -> APIC timer -> APs
+ * -> command line -> the quantum clock on every CPU -> results -> exit.
+ */
+#include <stdint.h>
+
+#include "../arch/x86/acpi.h"
+#include "../arch/x86/cpu.h"
+#include "../arch/x86/paging.h"
+#include "../arch/x86/percpu.h"
+#include "../arch/x86/power.h"
+#include "../arch/x86/smp.h"
+#include "../arch/x86/trap.h"
+#include "../arch/x86/tsc.h"
+#include "../drivers/apic/lapic.h"
+#include "../drivers/fb/fbcon.h"
+#include "../drivers/serial/uart.h"
+#include "bootmem.h"
+#include "console.h"
+#include "mb2.h"
+#include "options.h"
+#include "quantum_clock.h"
+
+void kernel_main(uint32_t magic, uint32_t info_phys) __attribute__((noreturn));
+
+/* A page the identity map does not cover: touching it faults. */
+#define SELFTEST_BAD_ADDRESS 0x0000700000000000ull
+
+static struct mb2_info boot;
+
+/* Nanoseconds as microseconds with three decimals. */
+#define US(ns) (unsigned long long)((ns) / 1000), (unsigned long long)((ns) % 1000)
+
+static void __attribute__((noreturn)) finish(int pass, const char *reason)
+{
+	if (pass)
+		kprintf("RESULT exit status=pass\n");
+	else
+		kprintf("RESULT exit status=fail reason=%s\n", reason);
+	power_exit(pass);
+}
+
+static void start_framebuffer(void)
+{
+	if (!boot.have_fb || boot.fb.type != 1)
+		return;
+	uint64_t size = (uint64_t)boot.fb.pitch * boot.fb.height;
+	void *base = paging_map_phys(boot.fb.addr, size);
+	if (!base) {
+		kprintf("fb: cannot map the framebuffer at %#llx\n",
+			(unsigned long long)boot.fb.addr);
+		return;
+	}
+	struct fbcon_mode m = {
+		.base = base, .pitch = boot.fb.pitch, .width = boot.fb.width,
+		.height = boot.fb.height, .bpp = boot.fb.bpp,
+		.red_pos = boot.fb.red_pos, .red_size = boot.fb.red_size,
+		.green_pos = boot.fb.green_pos, .green_size = boot.fb.green_size,
+		.blue_pos = boot.fb.blue_pos, .blue_size = boot.fb.blue_size,
+	};
+	if (fbcon_init(&m) == 0)
+		console_enable_fb();
+}
+
+static void report_tsc(void)
+{
+	kprintf("tsc: %llu.%03llu MHz from %s (calibration %llu us, %u windows "
+		"rejected), invariant %s\n",
+		(unsigned long long)(tsc.khz / 1000),
+		(unsigned long long)(tsc.khz % 1000), tsc.method,
+		(unsigned long long)tsc.calib_us, tsc.rejected_windows,
+		tsc.invariant ? "yes" : "no");
+	for (unsigned i = 0; i < tsc.ntried; i++)
+		kprintf("  %-8s %llu kHz\n", tsc.tried[i].name,
+			(unsigned long long)tsc.tried[i].khz);
+}
+
+static void report_ticks(const struct qclock_result *r)
+{
+	const char *mode = r->staggered ? "staggered" : "aligned";
+	kprintf("\nquantum clock, %s: %u CPUs, Q = %llu us, %llu quanta, timer "
+		"in %s mode\n", mode, r->cpus, (unsigned long long)r->quantum_us,
+		(unsigned long long)r->quanta,
+		qclock_deadline_mode() ? "TSC-deadline" : "one-shot");
+	kprintf("  %4s %6s %10s %8s\n", "cpu", "apic", "serviced", "missed");
+	for (unsigned k = 0; k < r->cpus; k++)
+		kprintf("  %4u %6u %10llu %8llu\n", k, percpu[k].apic_id,
+			(unsigned long long)percpu[k].quantum,
+			(unsigned long long)percpu[k].missed);
+	kprintf("  %s (us): min %llu.%03llu  p50 %llu.%03llu  p99 %llu.%03llu  "
+		"max %llu.%03llu  over %llu samples\n",
+		r->staggered ? "deviation from the ideal boundary"
+			     : "spread of a boundary across CPUs",
+		US(r->err_min_ns), US(r->err_p50_ns), US(r->err_p99_ns),
+		US(r->err_max_ns), (unsigned long long)r->samples);
+	kprintf("RESULT ticks mode=%s cpus=%u quantum_us=%llu quanta=%llu "
+		"missed=%llu seen_min=%llu seen_max=%llu err_min_us=%llu.%03llu "
+		"err_p50_us=%llu.%03llu err_p99_us=%llu.%03llu "
+		"err_max_us=%llu.%03llu\n",
+		mode, r->cpus, (unsigned long long)r->quantum_us,
+		(unsigned long long)r->quanta, (unsigned long long)r->missed,
+		(unsigned long long)r->seen_min, (unsigned long long)r->seen_max,
+		US(r->err_min_ns), US(r->err_p50_ns), US(r->err_p99_ns),
+		US(r->err_max_ns));
+}
+
+static void fault_on_ap(void *arg)
+{
+	(void)arg;
+	if (this_cpu()->cpu == 1)
+		*(volatile uint64_t *)SELFTEST_BAD_ADDRESS = 1;
+}
+
+void kernel_main(uint32_t magic, uint32_t info_phys)
+{
+	console_init();
+	kprintf("\nrtk: real-time SMP microkernel\n");
+	if (mb2_parse(magic, info_phys, &boot) != 0) {
+		kprintf("boot: not started by a multiboot2 loader (magic %#x)\n",
+			magic);
+		finish(0, "not_multiboot2");
+	}
+	smp_init_bsp();
+	options_parse(boot.cmdline);
+	if (options.e9)
+		uart_set_e9_echo(1);
+	kprintf("cmdline: %s\n", boot.cmdline ? boot.cmdline : "");
+	bootmem_init(&boot, info_phys, *(const uint32_t *)(uint64_t)info_phys);
+	start_framebuffer();
+	const char *hv = power_hypervisor();
+	kprintf("boot: %s firmware, hypervisor '%s'\n", boot.efi ? "UEFI" : "BIOS",
+		hv);
+
+	unsigned found = acpi_init(boot.rsdp_v1, boot.rsdp_v2);
+	kprintf("acpi: %u CPUs from %s (%u online-capable for later, %u "
+		"disabled), %u I/O APICs, HPET %s, PM timer %s, S5 %s\n", found,
+		acpi.source, acpi.ncpus_hotplug, acpi.ncpus_disabled,
+		acpi.nioapics, acpi.hpet_addr ? "yes" : "no",
+		acpi.pm_timer_port ? "yes" : "no", acpi.have_s5 ? "yes" : "no");
+	lapic_init_bsp(acpi.lapic_addr);
+	lapic_init_cpu();
+	percpu[0].apic_id = lapic_id();
+
+	tsc_calibrate();
+	if (!tsc.khz) {
+		kprintf("tsc: every calibration method failed\n");
+		finish(0, "tsc_calibration");
+	}
+	qclock_init();
+	smp_boot_aps();
+	report_tsc();
+	kprintf("smp: %u of %u CPUs online in %llu us, %s, worst TSC offset %lld "
+		"cycles\n", smp.online, smp.found,
+		(unsigned long long)smp.bringup_us,
+		lapic_is_x2apic() ? "x2APIC" : "xAPIC",
+		(long long)smp.max_skew_cycles);
+	kprintf("RESULT smp cpus_found=%u cpus_online=%u bringup_us=%llu apic=%s\n",
+		smp.found, smp.online, (unsigned long long)smp.bringup_us,
+		lapic_is_x2apic() ? "x2apic" : "xapic");
+	kprintf("RESULT tsc freq_mhz=%llu.%03llu method=%s disagree_ppm=%llu "
+		"invariant=%d max_skew_cycles=%lld deadline=%d khz=%llu "
+		"calib_us=%llu\n",
+		(unsigned long long)(tsc.khz / 1000),
+		(unsigned long long)(tsc.khz % 1000), tsc.method,
+		(unsigned long long)tsc.disagree_ppm, tsc.invariant,
+		(long long)smp.max_skew_cycles, qclock_deadline_mode(),
+		(unsigned long long)tsc.khz, (unsigned long long)tsc.calib_us);
+
+	if (options.sched[0])
+		kprintf("sched: '%s' recorded; the schedulers are not wired into "
+			"the kernel yet, so it runs the self-measurement\n",
+			options.sched);
+	if (options.selftest == SELFTEST_PF_BSP)
+		*(volatile uint64_t *)SELFTEST_BAD_ADDRESS = 1;
+	if (options.selftest == SELFTEST_PF_AP) {
+		if (smp.online < 2)
+			kprintf("selftest: pf_ap needs an AP; there is none\n");
+		else
+			smp_run_on_all(fault_on_ap, 0, 1000000);
+	}
+
+	int ok = 1;
+	for (int staggered = 0; staggered <= 1; staggered++) {
+		if (!(options.ticks & (staggered ? TICKS_STAGGERED : TICKS_ALIGNED)))
+			continue;
+		struct qclock_result r;
+		if (qclock_measure(staggered, options.slots, options.quantum_us,
+				   &r) != 0) {
+			ok = 0;
+			break;
+		}
+		report_ticks(&r);
+	}
+	kprintf("\n");
+	finish(ok, "quantum_clock");
+}

@@ -1,0 +1,40 @@
+/* kernel/mb2: what GRUB hands over (multiboot2 spec 3.6). */
+#ifndef KERNEL_MB2_H
+#define KERNEL_MB2_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define MB2_BOOT_MAGIC 0x36d76289   /* multiboot2 spec 3.3 */
+#define MB2_MAX_MMAP 64
+
+struct mb2_mmap_entry {
+	uint64_t base, length;
+	uint32_t type;                  /* 1: available RAM */
+};
+
+struct mb2_framebuffer {
+	uint64_t addr;
+	uint32_t pitch, width, height;
+	uint8_t bpp, type;              /* type 1: direct RGB */
+	uint8_t red_pos, red_size, green_pos, green_size, blue_pos, blue_size;
+};
+
+struct mb2_info {
+	const char *cmdline;
+	const void *rsdp_v1, *rsdp_v2;  /* copies inside the info block */
+	struct mb2_mmap_entry mmap[MB2_MAX_MMAP];
+	unsigned nmmap;
+	struct mb2_framebuffer fb;
+	int have_fb;
+	const char *module;             /* the task-set file, if one was given */
+	size_t module_len;
+	const char *module_name;
+	int efi;                        /* booted through UEFI */
+};
+
+/* Parses the boot information at physical address info (identity mapped).
+ * Returns -1 when magic is not multiboot2's. */
+int mb2_parse(uint32_t magic, uint64_t info, struct mb2_info *out);
+
+#endif

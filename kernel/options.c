@@ -1,0 +1,115 @@
+/* kernel/options: the kernel command line (FORMATS.md section 4). */
+#include "options.h"
+
+#include "../lib/cmdline.h"
+#include "../lib/parse_num.h"
+#include "console.h"
+
+#define QUANTUM_US_MIN 50        /* below this the timer interrupt cost dominates */
+#define QUANTUM_US_MAX 1000000
+#define SLOTS_MAX 1000000
+
+struct kernel_options options = {
+	.quantum_us = 1000,
+	.ticks = TICKS_BOTH,
+	.slots = 1000,
+	.sched = "",
+	.trace = 0,
+	.selftest = SELFTEST_NONE,
+};
+
+static void bad(const struct cmdline_word *w, const char *why, const char *def)
+{
+	kprintf("cmdline: bad value '%.*s' (%s); using default %s\n",
+		(int)w->len, w->word, why, def);
+}
+
+static void number(const struct cmdline_word *w, uint64_t *out, uint64_t min,
+		   uint64_t max, const char *def)
+{
+	uint64_t v;
+	enum parse_num_status st = parse_u64(w->value, w->value_len, max, &v);
+	if (st != PARSE_NUM_OK) {
+		bad(w, parse_num_reason(st), def);
+		return;
+	}
+	if (v < min) {
+		bad(w, "too small", def);
+		return;
+	}
+	*out = v;
+}
+
+static const char *const sched_names[] = { "pd2", "spd2", "gdq", "gedf",
+					   "pedf" };
+
+void options_parse(const char *cmdline)
+{
+	const char *cur = cmdline;
+	struct cmdline_word w;
+	int first = 1;
+	while (cmdline_next(&cur, &w)) {
+		/* GRUB may pass the kernel's path as the first word. */
+		if (first && !w.value && w.word[0] == '/') {
+			first = 0;
+			continue;
+		}
+		first = 0;
+		if (!w.value) {
+			kprintf("cmdline: unknown word '%.*s' (expected key=value)\n",
+				(int)w.len, w.word);
+		} else if (cmdline_key_is(&w, "quantum_us")) {
+			number(&w, &options.quantum_us, QUANTUM_US_MIN, QUANTUM_US_MAX,
+			       "1000");
+		} else if (cmdline_key_is(&w, "slots")) {
+			number(&w, &options.slots, 1, SLOTS_MAX, "1000");
+		} else if (cmdline_key_is(&w, "ticks")) {
+			if (cmdline_value_is(&w, "aligned"))
+				options.ticks = TICKS_ALIGNED;
+			else if (cmdline_value_is(&w, "staggered"))
+				options.ticks = TICKS_STAGGERED;
+			else if (cmdline_value_is(&w, "both"))
+				options.ticks = TICKS_BOTH;
+			else
+				bad(&w, "aligned, staggered or both", "both");
+		} else if (cmdline_key_is(&w, "trace")) {
+			if (cmdline_value_is(&w, "on"))
+				options.trace = 1;
+			else if (cmdline_value_is(&w, "off"))
+				options.trace = 0;
+			else
+				bad(&w, "on or off", "off");
+		} else if (cmdline_key_is(&w, "e9")) {
+			if (cmdline_value_is(&w, "on"))
+				options.e9 = 1;
+			else if (cmdline_value_is(&w, "off"))
+				options.e9 = 0;
+			else
+				bad(&w, "on or off", "off");
+		} else if (cmdline_key_is(&w, "selftest")) {
+			if (cmdline_value_is(&w, "pf_ap"))
+				options.selftest = SELFTEST_PF_AP;
+			else if (cmdline_value_is(&w, "pf_bsp"))
+				options.selftest = SELFTEST_PF_BSP;
+			else if (cmdline_value_is(&w, "none"))
+				options.selftest = SELFTEST_NONE;
+			else
+				bad(&w, "pf_ap, pf_bsp or none", "none");
+		} else if (cmdline_key_is(&w, "sched")) {
+			unsigned i = 0;
+			while (i < 5 && !cmdline_value_is(&w, sched_names[i]))
+				i++;
+			if (i == 5) {
+				bad(&w, "pd2, spd2, gdq, gedf or pedf", "none");
+			} else {
+				const char *s = sched_names[i];
+				unsigned k = 0;
+				for (; s[k]; k++)
+					options.sched[k] = s[k];
+				options.sched[k] = 0;
+			}
+		} else {
+			kprintf("cmdline: unknown word '%.*s'\n", (int)w.len, w.word);
+		}
+	}
+}

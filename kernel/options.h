@@ -1,0 +1,35 @@
+/* kernel/options: the kernel command line (FORMATS.md section 4). */
+#ifndef KERNEL_OPTIONS_H
+#define KERNEL_OPTIONS_H
+
+#include <stdint.h>
+
+enum ticks_mode {
+	TICKS_ALIGNED = 1,
+	TICKS_STAGGERED = 2,
+	TICKS_BOTH = 3,
+};
+
+enum selftest {
+	SELFTEST_NONE,
+	SELFTEST_PF_AP,     /* a page fault on an AP after bring-up */
+	SELFTEST_PF_BSP,    /* a page fault on the boot CPU */
+};
+
+struct kernel_options {
+	uint64_t quantum_us;
+	enum ticks_mode ticks;
+	uint64_t slots;
+	char sched[16];
+	int trace;
+	enum selftest selftest;
+	int e9;             /* echo the console to port 0xE9 (Bochs) */
+};
+
+extern struct kernel_options options;
+
+/* Applies every word it understands; an unknown word or a bad value is
+ * named on the console and the default stays. */
+void options_parse(const char *cmdline);
+
+#endif

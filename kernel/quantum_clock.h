@@ -1,0 +1,32 @@
+/*
+ * kernel/quantum_clock: the quantum boundaries of every CPU, from absolute
+ * TSC deadlines off one epoch T0 so no drift accumulates -- aligned: CPU k's
+ * boundary i at T0 + i*Q; staggered: at T0 + i*Q + k*Q/M (staggered Pfair,
+ * Sec. 3) -- and the self-measurement of how well the timers keep them.
+ */
+#ifndef KERNEL_QUANTUM_CLOCK_H
+#define KERNEL_QUANTUM_CLOCK_H
+
+#include <stdint.h>
+
+struct qclock_result {
+	int staggered;
+	unsigned cpus;
+	uint64_t quantum_us, quanta;
+	uint64_t missed;                /* over all CPUs */
+	uint64_t seen_min, seen_max;    /* boundaries serviced, per CPU */
+	uint64_t err_min_ns, err_p50_ns, err_p99_ns, err_max_ns;
+	uint64_t samples;
+};
+
+/* Chooses TSC-deadline or one-shot mode and, for one-shot, calibrates the
+ * APIC timer against the TSC once. Call on the boot CPU before the APs. */
+void qclock_init(void);
+int qclock_deadline_mode(void);
+
+/* Runs slots quanta on every online CPU and measures the boundaries.
+ * Returns -1 (after naming them) when some CPU did not finish. */
+int qclock_measure(int staggered, uint64_t slots, uint64_t quantum_us,
+		   struct qclock_result *out);
+
+#endif

@@ -1,0 +1,77 @@
+# Kernel-side rules, included by the top Makefile.
+
+# An x86_64-elf cross compiler when there is one, else the host gcc in
+# freestanding mode (the flags below make it safe for kernel code).
+CROSS ?= $(if $(shell command -v x86_64-elf-gcc 2>/dev/null),x86_64-elf-)
+KCC   := $(CROSS)gcc
+KLD   := $(CROSS)ld
+NASM  ?= nasm
+
+KCFLAGS := -std=c11 -ffreestanding -fno-pic -fno-pie -mno-red-zone \
+           -mcmodel=kernel -mno-sse -mno-sse2 -mno-mmx -mno-80387 \
+           -mgeneral-regs-only -fno-stack-protector -fno-omit-frame-pointer \
+           -fno-asynchronous-unwind-tables -fno-strict-aliasing \
+           -O2 -g -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -I. \
+           -DKERNEL=1 --param=min-pagesize=0
+KLDFLAGS := -nostdlib -static -z max-page-size=0x1000 -z noexecstack \
+            --no-warn-rwx-segments
+
+KDIR := $(BUILD)/kernel
+KERNEL_ELF := $(KDIR)/kernel.elf
+ISO_FILE := $(BUILD)/kernel.iso
+
+K_C_SRC := $(sort $(wildcard kernel/*.c arch/x86/*.c drivers/*/*.c lib/*.c) \
+                  $(shell find sched -name '*.c'))
+K_ASM_SRC := $(sort $(wildcard boot/*.asm arch/x86/*.asm))
+K_OBJ := $(K_C_SRC:%.c=$(KDIR)/%.o) $(K_ASM_SRC:%.asm=$(KDIR)/%.asm.o)
+
+.PHONY: kernel iso run debug bochs
+all: iso
+
+kernel: $(KERNEL_ELF)
+
+$(KDIR)/%.o: %.c
+	@mkdir -p $(dir $@)
+	@echo "  CC (kernel)         $<"
+	$(Q)$(KCC) $(KCFLAGS) -MMD -MP -c $< -o $@
+
+$(KDIR)/%.asm.o: %.asm
+	@mkdir -p $(dir $@)
+	@echo "  NASM  $<"
+	$(Q)$(NASM) -f elf64 -g -F dwarf -o $@ $<
+
+$(KERNEL_ELF): $(K_OBJ) linker.ld
+	@echo "  LD    $@"
+	$(Q)$(KLD) $(KLDFLAGS) -T linker.ld -o $@ $(K_OBJ)
+
+-include $(shell find $(KDIR) -name '*.d' 2>/dev/null)
+
+iso: $(ISO_FILE)
+
+$(ISO_FILE): $(KERNEL_ELF) boot/grub.cfg scripts/mkiso.sh
+	scripts/mkiso.sh $@
+
+# ------------------------------------------------------------- make run etc.
+SMP      ?= 4
+MACHINE  ?= pc
+ACCEL    ?= tcg
+FIRMWARE ?= bios
+CMDLINE  ?=
+TASKS    ?=
+
+RUN_ISO := $(if $(CMDLINE)$(TASKS),$(BUILD)/run.iso,$(ISO_FILE))
+RUN_ENV := SMP=$(SMP) MACHINE=$(MACHINE) ACCEL=$(ACCEL) FIRMWARE=$(FIRMWARE)
+
+.PHONY: $(BUILD)/run.iso
+$(BUILD)/run.iso: $(KERNEL_ELF)
+	scripts/mkiso.sh $@ $(if $(CMDLINE),--cmdline "$(CMDLINE)") \
+		$(if $(TASKS),--tasks "$(TASKS)")
+
+run: deps $(RUN_ISO)
+	@$(RUN_ENV) scripts/run-qemu.sh $(RUN_ISO)
+
+debug: deps $(RUN_ISO)
+	@$(RUN_ENV) scripts/debug.sh $(RUN_ISO) $(KERNEL_ELF)
+
+bochs: deps $(RUN_ISO)
+	@SMP=$(SMP) scripts/run-bochs.sh $(RUN_ISO)
