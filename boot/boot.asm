@@ -8,9 +8,7 @@ KERNEL_VMA          equ 0xFFFFFFFF80000000
 MB2_MAGIC           equ 0xE85250D6      ; multiboot2 spec 3.1.1
 MB2_ARCH_I386       equ 0
 MB2_TAG_END         equ 0
-MB2_TAG_FRAMEBUFFER equ 5               ; spec 3.1.10
 MB2_TAG_MODULE_ALIGN equ 6              ; spec 3.1.11
-MB2_TAG_OPTIONAL    equ 1
 
 PTE_PRESENT         equ 1 << 0
 PTE_WRITE           equ 1 << 1
@@ -33,11 +31,9 @@ mb2_header:
 	dd mb2_header_end - mb2_header
 	dd -(MB2_MAGIC + MB2_ARCH_I386 + (mb2_header_end - mb2_header))
 align 8
-	; A linear framebuffer if the firmware can give one (UEFI has no text
-	; mode): 1024x768x32 preferred, optional.
-	dw MB2_TAG_FRAMEBUFFER, MB2_TAG_OPTIONAL
-	dd 20
-	dd 1024, 768, 32
+	; No framebuffer request tag: GRUB 2.06 under Bochs crashes setting the
+	; mode it asks for. UEFI loaders pass the GOP framebuffer without one;
+	; under BIOS the console falls back to VGA text mode.
 align 8
 	; Modules (the task set) page-aligned.
 	dw MB2_TAG_MODULE_ALIGN, 0

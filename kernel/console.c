@@ -2,6 +2,7 @@
 #include "console.h"
 
 #include "../drivers/fb/fbcon.h"
+#include "../drivers/fb/vgacon.h"
 #include "../drivers/serial/uart.h"
 #include "../lib/fmt.h"
 #include "spinlock.h"
@@ -9,7 +10,7 @@
 #define LINE_MAX 1024
 
 static struct spinlock lock;
-static int fb_on;
+static int fb_on, vga_on;
 static int panic_mode;
 
 void console_init(void)
@@ -20,6 +21,12 @@ void console_init(void)
 void console_enable_fb(void)
 {
 	fb_on = 1;
+}
+
+void console_enable_vga_text(void)
+{
+	vgacon_init();
+	vga_on = 1;
 }
 
 void console_panic_mode(void)
@@ -42,6 +49,8 @@ void kvprintf(const char *format, va_list ap)
 	uart_write(buf, len);
 	if (fb_on)
 		fbcon_write(buf, len);
+	if (vga_on)
+		vgacon_write(buf, len);
 	if (locked)
 		__atomic_store_n(&lock.locked, 0, __ATOMIC_RELEASE);
 	irq_restore(flags);

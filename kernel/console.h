@@ -7,6 +7,8 @@
 void console_init(void);
 /* The framebuffer joined the console (after paging can map it). */
 void console_enable_fb(void);
+/* No framebuffer on a BIOS machine: VGA text mode joins the console. */
+void console_enable_vga_text(void);
 
 /*
  * Prints formatted text. Each call's output goes out whole under the

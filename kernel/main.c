@@ -9,6 +9,7 @@
 #include "../arch/x86/cpu.h"
 #include "../arch/x86/paging.h"
 #include "../arch/x86/percpu.h"
+#include "../arch/x86/pic.h"
 #include "../arch/x86/power.h"
 #include "../arch/x86/smp.h"
 #include "../arch/x86/trap.h"
@@ -43,8 +44,20 @@ static void __attribute__((noreturn)) finish(int pass, const char *reason)
 
 static void start_framebuffer(void)
 {
-	if (!boot.have_fb || boot.fb.type != 1)
+	if (!boot.have_fb || boot.fb.type != 1) {
+		if (!boot.efi) {
+			console_enable_vga_text();
+			kprintf("fb: none from the loader; console on serial and "
+				"VGA text\n");
+		} else {
+			kprintf("fb: no usable framebuffer; console on serial "
+				"only\n");
+		}
 		return;
+	}
+	kprintf("fb: %ux%ux%u, pitch %u, at %#llx\n", boot.fb.width,
+		boot.fb.height, boot.fb.bpp, boot.fb.pitch,
+		(unsigned long long)boot.fb.addr);
 	uint64_t size = (uint64_t)boot.fb.pitch * boot.fb.height;
 	void *base = paging_map_phys(boot.fb.addr, size);
 	if (!base) {
@@ -121,6 +134,7 @@ void kernel_main(uint32_t magic, uint32_t info_phys)
 			magic);
 		finish(0, "not_multiboot2");
 	}
+	pic_disable();
 	smp_init_bsp();
 	options_parse(boot.cmdline);
 	if (options.e9)

@@ -31,6 +31,13 @@ esc_extra=$(printf '%s' "$extra" | sed 's/[&/\]/\\&/g')
 sed -e "s/@EXTRA@/$esc_extra/" -e "s|@MODULE@|$module|" boot/grub.cfg \
 	> "$stage/boot/grub/grub.cfg"
 mkdir -p "$(dirname "$out")"
-grub-mkrescue -o "$out.tmp" "$stage" >"$stage/log" 2>&1 ||
-	{ cat "$stage/log" >&2; exit 1; }
+# xorriso has been seen to end with a MISHAP once when several tests
+# build ISOs at the same moment; one retry, then the whole log.
+for try in 1 2; do
+	grub-mkrescue -o "$out.tmp" "$stage" >"$stage/log.$try" 2>&1 && break
+	if [[ $try == 2 ]]; then
+		cat "$stage/log.1" "$stage/log.2" >&2
+		exit 1
+	fi
+done
 mv "$out.tmp" "$out"

@@ -2,6 +2,7 @@
 import json
 import pathlib
 import subprocess
+import sys
 
 import pytest
 
@@ -45,3 +46,26 @@ def parse_schedule(text):
             rows.append(obj["cpus"])
     assert summary is not None, "no summary line"
     return rows, summary
+
+
+# ---- boot tests (tests/boot): the ISO must have been built (`make test`
+# builds it first).
+sys.path.insert(0, str(ROOT / "tests" / "boot"))
+
+
+@pytest.fixture(scope="session")
+def iso():
+    from harness import ISO
+    if not ISO.exists():
+        pytest.fail(f"{ISO} is missing: run `make iso` first")
+    return ISO
+
+
+@pytest.fixture
+def iso_with(iso, tmp_path):
+    """iso_with("words") -> an ISO whose kernel command line has the words."""
+    from harness import make_iso
+
+    def build(cmdline=None, tasks=None):
+        return make_iso(tmp_path / "custom.iso", cmdline=cmdline, tasks=tasks)
+    return build

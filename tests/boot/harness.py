@@ -1,0 +1,155 @@
+"""Boots the kernel ISO in QEMU (BIOS or OVMF) or Bochs and reads its serial
+console: the RESULT lines of FORMATS.md section 5 and everything else."""
+import dataclasses
+import os
+import pathlib
+import re
+import shutil
+import subprocess
+import tempfile
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent.parent
+BUILD = ROOT / "build"
+ISO = BUILD / "kernel.iso"
+OVMF_CODE = pathlib.Path("/usr/share/OVMF/OVMF_CODE.fd")
+OVMF_VARS = pathlib.Path("/usr/share/OVMF/OVMF_VARS.fd")
+
+# isa-debug-exit: QEMU exits with (value << 1) | 1.
+DEBUG_EXIT = ["-device", "isa-debug-exit,iobase=0xf4,iosize=0x04"]
+
+
+@dataclasses.dataclass
+class Boot:
+    returncode: int
+    serial: str
+    timed_out: bool
+
+    def results(self, topic):
+        """Every `RESULT topic k=v ...` line as a dict of strings."""
+        out = []
+        for line in self.serial.splitlines():
+            m = re.match(r"RESULT (\S+)(.*)$", line.strip())
+            if m and m.group(1) == topic:
+                out.append(dict(kv.split("=", 1) for kv in m.group(2).split()))
+        return out
+
+    def result(self, topic):
+        """The only `RESULT topic` line (fails when there is not exactly one)."""
+        r = self.results(topic)
+        assert len(r) == 1, f"{len(r)} 'RESULT {topic}' lines:\n{self.tail()}"
+        return r[0]
+
+    @property
+    def passed(self):
+        lines = [l.strip() for l in self.serial.splitlines() if l.strip()]
+        return bool(lines) and lines[-1] == "RESULT exit status=pass"
+
+    def tail(self, n=60):
+        return "\n".join(self.serial.splitlines()[-n:])
+
+
+def make_iso(out, cmdline=None, tasks=None):
+    """An ISO whose default entry gets the extra command-line words."""
+    if cmdline is None and tasks is None:
+        return ISO
+    cmd = [str(ROOT / "scripts/mkiso.sh"), str(out)]
+    if cmdline:
+        cmd += ["--cmdline", cmdline]
+    if tasks:
+        cmd += ["--tasks", str(tasks)]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, f"mkiso failed:\n{proc.stdout}{proc.stderr}"
+    return out
+
+
+def qemu(iso, smp=2, machine="pc", firmware="bios", timeout=240,
+         icount=None, extra=(), memory="256M"):
+    """Boots iso and returns the Boot. icount: a `-icount` argument string
+    for deterministic virtual time (the TSC then runs on virtual time too)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        serial = pathlib.Path(tmp) / "serial.log"
+        cmd = ["qemu-system-x86_64", "-machine", machine, "-smp", str(smp),
+               "-m", memory, "-display", "none", "-no-reboot",
+               "-serial", f"file:{serial}", "-monitor", "none",
+               "-cdrom", str(iso), *DEBUG_EXIT]
+        if firmware == "uefi":
+            vars_copy = pathlib.Path(tmp) / "vars.fd"
+            shutil.copy(OVMF_VARS, vars_copy)
+            cmd += ["-drive", f"if=pflash,format=raw,readonly=on,file={OVMF_CODE}",
+                    "-drive", f"if=pflash,format=raw,file={vars_copy}"]
+        if icount:
+            cmd += ["-icount", icount]
+        cmd += list(extra)
+        timed_out = False
+        try:
+            proc = subprocess.run(cmd, capture_output=True, timeout=timeout)
+            rc = proc.returncode
+        except subprocess.TimeoutExpired:
+            rc, timed_out = -1, True
+        text = serial.read_text(errors="replace") if serial.exists() else ""
+        return Boot(rc, text, timed_out)
+
+
+def host_tsc_mhz():
+    out = subprocess.run([str(BUILD / "host" / "host_tsc_mhz-fast"), "500"],
+                         capture_output=True, text=True, check=True, timeout=60)
+    return float(out.stdout)
+
+
+def tool_missing(*names):
+    return [n for n in names if shutil.which(n) is None]
+
+
+def cpu_count_ok(boot, n):
+    smp = boot.result("smp")
+    assert int(smp["cpus_found"]) == n, boot.tail()
+    assert int(smp["cpus_online"]) == n, boot.tail()
+
+
+def env_with(**kw):
+    env = dict(os.environ)
+    env.update({k: str(v) for k, v in kw.items()})
+    return env
+
+
+BOCHSRC = """\
+megs: 256
+cpu: model=corei7_haswell_4770, count=1:{cpus}:1, ips=50000000
+romimage: file=/usr/share/bochs/BIOS-bochs-latest
+vgaromimage: file=/usr/share/vgabios/vgabios.bin
+ata0-master: type=cdrom, path={iso}, status=inserted
+boot: cdrom
+com1: enabled=1, mode=file, dev={serial}
+display_library: rfb, options="timeout=0"
+log: {log}
+panic: action=fatal
+error: action=report
+clock: sync=none, time0=local
+port_e9_hack: enabled=1
+speaker: enabled=0
+sound: waveoutdrv=dummy, waveindrv=dummy, midioutdrv=dummy
+"""
+
+
+def bochs(iso, cpus=2, timeout=600):
+    """Boots iso under Bochs (Debian's build: the rfb display without waiting
+    for a viewer, started by an rc file holding `c`; sound drivers set to
+    dummy, without which it aborts at start-up on a machine with no sound
+    card). The kernel powers Bochs off when it is done."""
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = pathlib.Path(tmp)
+        serial = tmp / "serial.log"
+        (tmp / "bochsrc").write_text(BOCHSRC.format(
+            cpus=cpus, iso=iso, serial=serial, log=tmp / "bochs.log"))
+        (tmp / "rc").write_text("c\n")
+        timed_out = False
+        try:
+            proc = subprocess.run(["bochs", "-q", "-f", str(tmp / "bochsrc"),
+                                   "-rc", str(tmp / "rc")], cwd=tmp,
+                                  capture_output=True, timeout=timeout,
+                                  stdin=subprocess.DEVNULL)
+            rc = proc.returncode
+        except subprocess.TimeoutExpired:
+            rc, timed_out = -1, True
+        text = serial.read_text(errors="replace") if serial.exists() else ""
+        return Boot(rc, text, timed_out)

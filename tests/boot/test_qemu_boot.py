@@ -1,0 +1,61 @@
+"""QEMU TCG boots on `pc` and `q35` with 1 to 8 CPUs (issue 2, tests).
+
+Timing assertions stay out of tests: the boundary counts are checked under
+`-icount` (virtual time, deterministic), the TSC frequency under plain TCG,
+where the guest's TSC ticks at the host's rate."""
+import pytest
+
+from harness import cpu_count_ok, host_tsc_mhz, qemu
+
+# Virtual time advances 2^3 ns per instruction and skips idle periods, so a
+# boundary can only be missed through a kernel bug, never host load.
+ICOUNT = "shift=3,sleep=off"
+SLOTS = 1000  # the kernel's default slots=
+
+
+def check_ticks(boot, cpus, quanta, expect_none_missed):
+    ticks = boot.results("ticks")
+    assert sorted(t["mode"] for t in ticks) == ["aligned", "staggered"], \
+        boot.tail()
+    for t in ticks:
+        assert int(t["cpus"]) == cpus
+        assert int(t["quanta"]) == quanta
+        assert int(t["quantum_us"]) == 1000
+        seen_min, seen_max = int(t["seen_min"]), int(t["seen_max"])
+        missed = int(t["missed"])
+        # Never more boundaries than the clock has; a boundary that was not
+        # serviced is counted as missed, never silently skipped.
+        assert seen_max <= quanta, t
+        assert missed >= quanta - seen_min, t
+        for key in ("err_p50_us", "err_p99_us", "err_max_us"):
+            assert float(t[key]) >= 0, t
+        assert float(t["err_p50_us"]) <= float(t["err_p99_us"]) <= \
+            float(t["err_max_us"]), t
+        if expect_none_missed:
+            assert missed == 0, t
+            assert seen_min == seen_max == quanta, t
+
+
+@pytest.mark.parametrize("machine", ["pc", "q35"])
+@pytest.mark.parametrize("smp", [1, 2, 4, 8])
+def test_every_cpu_online_and_no_boundary_missed(iso, machine, smp):
+    boot = qemu(iso, smp=smp, machine=machine, icount=ICOUNT)
+    assert boot.passed, boot.tail()
+    cpu_count_ok(boot, smp)
+    check_ticks(boot, smp, SLOTS, expect_none_missed=True)
+
+
+@pytest.mark.parametrize("machine,smp", [("pc", 1), ("q35", 2), ("pc", 4),
+                                         ("q35", 8)])
+def test_tsc_frequency_matches_host(iso, machine, smp):
+    host = host_tsc_mhz()
+    boot = qemu(iso, smp=smp, machine=machine)
+    assert boot.passed, boot.tail()
+    cpu_count_ok(boot, smp)
+    tsc = boot.result("tsc")
+    freq = float(tsc["freq_mhz"])
+    assert abs(freq - host) / host < 0.005, (freq, host, tsc)
+    assert len(tsc["freq_mhz"].split(".")[1]) >= 3, "kHz precision"
+    assert tsc["invariant"] in ("0", "1")
+    assert int(tsc["max_skew_cycles"]) >= 0
+    check_ticks(boot, smp, SLOTS, expect_none_missed=False)

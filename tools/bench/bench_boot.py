@@ -1,0 +1,90 @@
+"""Boot benchmark (issue 2): over several boots each, AP bring-up time for
+2, 4 and 8 CPUs; TSC calibration and the disagreement between methods; the
+aligned spread and staggered deviation percentiles, under plain TCG and
+under -icount."""
+import pathlib
+import statistics
+import subprocess
+import sys
+import tempfile
+
+from benchlib import print_table, pyplot, write_csv
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent.parent
+sys.path.insert(0, str(ROOT / "tests" / "boot"))
+
+from harness import ISO, make_iso, qemu  # noqa: E402
+
+NEEDS_ISO = True
+ICOUNT = "shift=3,sleep=off"
+
+PLANS = {
+    "smoke": dict(cpus=[2], boots=1, slots=100, accels=["tcg"]),
+    "quick": dict(cpus=[2, 4, 8], boots=3, slots=1000,
+                  accels=["tcg", "icount"]),
+    "full": dict(cpus=[2, 4, 8], boots=10, slots=5000,
+                 accels=["tcg", "icount"]),
+}
+
+
+def run(mode, outdir):
+    plan = PLANS[mode]
+    if not ISO.exists():
+        subprocess.run(["make", "-C", str(ROOT), "iso"], check=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        iso = make_iso(pathlib.Path(tmp) / "bench.iso",
+                       cmdline=f"slots={plan['slots']}")
+        rows = []
+        for accel in plan["accels"]:
+            for cpus in plan["cpus"]:
+                for k in range(plan["boots"]):
+                    boot = qemu(iso, smp=cpus,
+                                icount=ICOUNT if accel == "icount" else None,
+                                timeout=600)
+                    if not boot.passed:
+                        raise SystemExit(f"boot failed ({accel}, {cpus} CPUs):"
+                                         f"\n{boot.tail()}")
+                    smp, tsc = boot.result("smp"), boot.result("tsc")
+                    for t in boot.results("ticks"):
+                        rows.append([
+                            accel, cpus, k, int(smp["bringup_us"]),
+                            float(tsc["freq_mhz"]), tsc["method"],
+                            int(tsc["disagree_ppm"]),
+                            int(tsc.get("calib_us", -1)),
+                            int(tsc["max_skew_cycles"]), t["mode"],
+                            int(t["missed"]), float(t["err_p50_us"]),
+                            float(t["err_p99_us"]), float(t["err_max_us"])])
+    headers = ["accel", "cpus", "boot", "bringup_us", "tsc_mhz", "method",
+               "disagree_ppm", "calib_us", "skew_cycles", "mode", "missed",
+               "err_p50_us", "err_p99_us", "err_max_us"]
+    write_csv(outdir / "boot.csv", headers, rows)
+
+    # One line per (accel, cpus, mode): medians over the boots.
+    summary = []
+    keys = sorted({(r[0], r[1], r[9]) for r in rows})
+    for accel, cpus, tmode in keys:
+        sel = [r for r in rows if (r[0], r[1], r[9]) == (accel, cpus, tmode)]
+        med = lambda i: statistics.median(r[i] for r in sel)  # noqa: E731
+        summary.append([accel, cpus, tmode, len(sel), med(3), med(6), med(7),
+                        med(8), sum(r[10] for r in sel), med(11), med(12),
+                        max(r[13] for r in sel)])
+    sh = ["accel", "cpus", "ticks", "boots", "bringup_us", "disagree_ppm",
+          "calib_us", "skew_cycles", "missed", "p50_us", "p99_us", "max_us"]
+    print_table(sh, summary, "medians over boots (max_us: the worst boot)")
+    write_csv(outdir / "boot_summary.csv", sh, summary)
+
+    plt = pyplot()
+    fig, axes = plt.subplots(1, 2, figsize=(10, 4))
+    for ax, tmode in zip(axes, ["aligned", "staggered"]):
+        for accel in plan["accels"]:
+            sel = [s for s in summary if s[0] == accel and s[2] == tmode]
+            ax.plot([s[1] for s in sel], [s[10] for s in sel], "o-",
+                    label=f"{accel} p99")
+            ax.plot([s[1] for s in sel], [s[9] for s in sel], "x--",
+                    label=f"{accel} p50")
+        ax.set_title(f"{tmode}: boundary error")
+        ax.set_xlabel("CPUs")
+        ax.set_ylabel("us")
+        ax.legend()
+    fig.tight_layout()
+    fig.savefig(outdir / "boot_ticks.png", dpi=100)
