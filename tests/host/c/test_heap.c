@@ -5,9 +5,11 @@
  */
 #include <stdint.h>
 #include <stdio.h>
+
 #include <stdlib.h>
 
 #include "../../../lib/heap.h"
+#include "unit.h"
 
 #define N_ITEMS 300
 
@@ -19,18 +21,6 @@ struct item {
 };
 
 static struct item items[N_ITEMS];
-static int failures;
-
-#define CHECK(cond, ...)                                                   \
-	do {                                                               \
-		if (!(cond)) {                                             \
-			printf("FAIL %s:%d: ", __FILE__, __LINE__);        \
-			printf(__VA_ARGS__);                               \
-			printf("\n");                                      \
-			failures++;                                        \
-			return;                                            \
-		}                                                          \
-	} while (0)
 
 static struct item *item_of(const struct heap_node *n)
 {
@@ -48,16 +38,6 @@ static bool max_before(const struct heap_node *a, const struct heap_node *b)
 {
 	const struct item *x = item_of(a), *y = item_of(b);
 	return x->key != y->key ? x->key > y->key : x->id < y->id;
-}
-
-static uint64_t rng = 88172645463325252ull;
-
-static unsigned rnd(unsigned n)
-{
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return (unsigned)(rng % n);
 }
 
 /* Checks heap order, degrees and parent links of a tree; returns its size. */

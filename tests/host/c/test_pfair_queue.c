@@ -6,37 +6,17 @@
  * extraction must give the highest PD2 priority among them.
  */
 #include <stdio.h>
+
 #include <stdlib.h>
 
 #include "../../../sched/pfair/pfair_queue.h"
+#include "unit.h"
 
 #define N 200
 #define WHEEL 16
 
 static struct pfair_task task[N];
 static struct heap wheel[WHEEL];
-static int failures;
-
-#define CHECK(cond, ...)                                                   \
-	do {                                                               \
-		if (!(cond)) {                                             \
-			printf("FAIL line %d: ", __LINE__);                \
-			printf(__VA_ARGS__);                               \
-			printf("\n");                                      \
-			failures++;                                        \
-			return;                                            \
-		}                                                          \
-	} while (0)
-
-static uint64_t rng = 2463534242ull;
-
-static unsigned rnd(unsigned n)
-{
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return (unsigned)(rng % n);
-}
 
 static void check(struct pfair_queue *q)
 {
