@@ -109,13 +109,18 @@ static void try_join(struct pfair *pf, struct pfair_task *t, uint64_t slot)
 	pf->joins++;
 	if (slot > t->join_at)
 		pf->deferred_joins++;
-	t->state = PFAIR_ACTIVE;
 	t->theta = slot;
 	t->job = 0;
 	t->k = 1;
 	t->not_before = 0;
 	t->leave_ok = slot;
 	pfair_task_update(t, pf->early_release);
+	if (t->join_blocked) {
+		t->join_blocked = false;
+		t->state = PFAIR_BLOCKED;
+		return;
+	}
+	t->state = PFAIR_ACTIVE;
 	pf->ops->activate(pf, t);
 }
 
@@ -161,7 +166,7 @@ void pfair_leave(void *s, unsigned task, uint64_t tau)
 	struct pfair *pf = s;
 	struct pfair_task *t = &pf->task[task];
 	if (t->join_pending) {
-		t->join_pending = false;
+		t->join_pending = t->join_blocked = false;
 		pf->n_pending--;
 		return;
 	}
@@ -181,6 +186,8 @@ void pfair_block(void *s, unsigned task, uint64_t tau)
 	struct pfair *pf = s;
 	struct pfair_task *t = &pf->task[task];
 	(void)tau;
+	if (t->join_pending)
+		t->join_blocked = true;
 	if (t->state != PFAIR_ACTIVE)
 		return;
 	pf->ops->deactivate(pf, t);
@@ -191,6 +198,8 @@ void pfair_wake(void *s, unsigned task, uint64_t tau)
 {
 	struct pfair *pf = s;
 	struct pfair_task *t = &pf->task[task];
+	if (t->join_pending)
+		t->join_blocked = false;
 	if (t->state != PFAIR_BLOCKED)
 		return;
 	uint64_t now = effective(pf, tau);

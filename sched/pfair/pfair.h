@@ -21,7 +21,9 @@
  *    first slot at which it fits (pending joins are retried in task-index
  *    order); one that would not fit even after every reserved weight is
  *    released is refused with a message. A joining task starts afresh:
- *    subtask 1 released at its join slot.
+ *    subtask 1 released at its join slot. Events for a task whose join is
+ *    still pending act on the join: block makes it join blocked, wake
+ *    undoes that, leave cancels the join.
  *  - complete (a job ends early): the job's remaining subtasks are omitted
  *    (GIS) and the next job's first subtask becomes current.
  */

@@ -53,6 +53,7 @@ struct pfair_task {
 	uint64_t leave_ok;        /* earliest time it may leave (Sec. 2.2) */
 	uint64_t free_at;         /* LEAVING: when its weight is released */
 	bool join_pending;
+	bool join_blocked;         /* blocked before its pending join */
 	uint64_t join_at;          /* when the pending join was asked for */
 
 	/* Statistics. */

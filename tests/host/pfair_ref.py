@@ -27,6 +27,7 @@ class Task:
         self.leave_ok = 0
         self.free_at = 0
         self.pending = False
+        self.join_blocked = False
         self.quanta = self.jobs = self.misses = 0
         self.max_tard = Fraction(0)
 
@@ -92,10 +93,12 @@ class RefPD2:
         x = self.by_name[name]
         if action == "block":
             if x.pending:
-                return
+                x.join_blocked = True
             if x.state == "active":
                 x.state = "blocked"
         elif action == "wake":
+            if x.pending:
+                x.join_blocked = False
             if x.state == "blocked":
                 if x.release() < t:
                     x.theta += t - x.release()
@@ -103,7 +106,7 @@ class RefPD2:
                 x.state = "active"
         elif action == "leave":
             if x.pending:
-                x.pending = False
+                x.pending = x.join_blocked = False
                 return
             if x.state in ("active", "blocked"):
                 x.state = "leaving"
@@ -121,7 +124,8 @@ class RefPD2:
             if x.pending and x.state == "gone" and \
                     self.held() + Fraction(x.e, x.p) <= self.m:
                 x.pending = False
-                x.state = "active"
+                x.state = "blocked" if x.join_blocked else "active"
+                x.join_blocked = False
                 x.theta, x.i, x.not_before, x.leave_ok = t, 1, 0, t
 
     def choose(self, t):

@@ -92,7 +92,7 @@ def staggered_outcome(rows, tasks, m):
     return misses, worst
 
 
-SETTINGS = settings(max_examples=120, deadline=None,
+SETTINGS = settings(max_examples=400, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow,
                                            HealthCheck.function_scoped_fixture])
 
@@ -149,7 +149,7 @@ def test_dynamic_sets(tmp_path, case):
     check_affinity(srows)
 
 
-@settings(max_examples=60, deadline=None,
+@settings(max_examples=200, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(task_sets(max_m=3))
 def test_early_release(tmp_path, case):

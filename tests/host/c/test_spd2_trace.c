@@ -30,31 +30,12 @@
  * T3's deadlines: subtask 2 (d=3) ends at 2 + 1 + 1/2 and subtask 4 (d=6)
  * at 6.5 on P2: two misses by 1/2 (Sec. 4, E1), none by more.
  */
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "../../../lib/taskset.h"
 #include "../../../sched/pfair/spd2.h"
 #include "../../../sched/sched.h"
-
-static void *blocks[64];
-static unsigned nblocks;
-
-static void *alloc(void *ctx, size_t size)
-{
-	(void)ctx;
-	void *p = calloc(1, size ? size : 1);
-	if (!p || nblocks == 64)
-		abort();
-	return blocks[nblocks++] = p;
-}
-
-static void resched(void *ctx, unsigned cpu)
-{
-	(void)ctx;
-	(void)cpu;
-}
+#include "unit.h"
 
 static const char *const set =
 	"task T1 e=1 p=2\n"
@@ -89,17 +70,16 @@ int main(void)
 		printf("parse: %s\n", err);
 		return 1;
 	}
-	struct sched_env env = { alloc, resched, NULL };
+	struct sched_env env = { unit_alloc, unit_no_resched, NULL };
 	struct sched_config cfg = { .cpus = 2, .staggered = 1, .tasks = &ts };
 	struct sched_error serr;
 	const struct sched_plugin *pl = sched_find("spd2");
 	void *s = pl->create(&cfg, &env, &serr);
-	int bad = 0;
 	unsigned step = 0;
 	if (spd2_where(s, 2) != t3_trace[step++]) {
 		printf("after Initialize: T3 in %s\n",
 		       spd2_where_name(spd2_where(s, 2)));
-		bad = 1;
+		failures++;
 	}
 	for (unsigned t = 0; t < 7; t++)
 		for (unsigned p = 0; p < 2; p++) {
@@ -108,7 +88,7 @@ int main(void)
 			if (strcmp(name, schedule[t][p])) {
 				printf("slot %u P%u: ran %s, expected %s\n", t,
 				       p + 1, name, schedule[t][p]);
-				bad = 1;
+				failures++;
 			}
 			enum spd2_where w = spd2_where(s, 2);
 			if (w != t3_trace[step]) {
@@ -116,7 +96,7 @@ int main(void)
 				       "expected %s\n", t, p + 1,
 				       spd2_where_name(w),
 				       spd2_where_name(t3_trace[step]));
-				bad = 1;
+				failures++;
 			}
 			step++;
 			/* T1 waits in Incoming[2] after it ran in slot 0. */
@@ -124,7 +104,7 @@ int main(void)
 			    (spd2_where(s, 0) != SPD2_INCOMING ||
 			     spd2_incoming_slot(s, 0) != 2)) {
 				printf("T1 not in Incoming[2] after slot 0\n");
-				bad = 1;
+				failures++;
 			}
 		}
 	struct sched_task_stats st;
@@ -136,11 +116,10 @@ int main(void)
 		       (unsigned long long)st.misses,
 		       (unsigned long long)st.max_tardiness_num,
 		       (unsigned long long)st.tardiness_den);
-		bad = 1;
+		failures++;
 	}
-	for (unsigned i = 0; i < nblocks; i++)
-		free(blocks[i]);
-	if (!bad)
+	unit_free();
+	if (!failures)
 		printf("spd2 worked example: ok\n");
-	return bad;
+	return failures != 0;
 }

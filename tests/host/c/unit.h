@@ -7,6 +7,7 @@
 
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 static int failures;
 
@@ -30,6 +31,31 @@ static inline unsigned rnd(unsigned n)
 	rng_state ^= rng_state >> 7;
 	rng_state ^= rng_state << 17;
 	return (unsigned)(rng_state % n);
+}
+
+/* Plugin memory (struct sched_env alloc), all released by unit_free(). */
+static void *unit_blocks[64];
+static unsigned unit_nblocks;
+
+static inline void *unit_alloc(void *ctx, size_t size)
+{
+	(void)ctx;
+	void *p = calloc(1, size ? size : 1);
+	if (!p || unit_nblocks == 64)
+		abort();
+	return unit_blocks[unit_nblocks++] = p;
+}
+
+static inline void unit_free(void)
+{
+	while (unit_nblocks)
+		free(unit_blocks[--unit_nblocks]);
+}
+
+static inline void unit_no_resched(void *ctx, unsigned cpu)
+{
+	(void)ctx;
+	(void)cpu;
 }
 
 #endif
