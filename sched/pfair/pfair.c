@@ -220,7 +220,10 @@ void pfair_complete(void *s, unsigned task, uint64_t tau)
 	if (t->state != PFAIR_ACTIVE || t->k == 1)
 		return;
 	pf->ops->deactivate(pf, t);
-	/* GIS (Sec. 2.2): the job's remaining subtasks are omitted. */
+	/*
+	 * GIS (Sec. 2.2): the job's remaining subtasks are omitted. Deactivate
+	 * may itself have charged the last of them (Fig. 7 line 37).
+	 */
 	if (t->k != 1) {
 		t->k = 1;
 		t->job++;
