@@ -279,3 +279,31 @@ def test_bad_files(tmp_path, text, needle):
     proc = run_bad(tmp_path, text)
     assert proc.returncode != 0
     assert needle in proc.stderr, proc.stderr
+
+
+def definitional_group_deadline(e, p, i):
+    """D(T_i) by its definition (PD2, Anderson and Srinivasan): the earliest
+    t >= d(T_i) with t = d(T_k), b(T_k) = 0, or t + 1 = d(T_k) where T_k's
+    window is 3 slots long, for some k >= i."""
+    x = Task(0, "T", e, p)
+    x.i = i
+    d = x.deadline()
+    while True:
+        dk, rk, bk = x.deadline(), x.release(), x.bbit()
+        found = [t for t, ok in ((dk, bk == 0), (dk - 1, dk - rk == 3))
+                 if ok and t >= d]
+        if found:
+            return min(found)
+        x.i += 1
+
+
+def test_group_deadline_formula_matches_definition():
+    """The closed form the reference (and sched/) uses, for every heavy
+    weight with p <= 30, over three jobs."""
+    for p in range(2, 31):
+        for e in range(-(-p // 2), p):
+            x = Task(0, "T", e, p)
+            for i in range(1, 3 * e + 1):
+                x.i = i
+                assert x.group_deadline() == \
+                    definitional_group_deadline(e, p, i), (e, p, i)
