@@ -2,8 +2,12 @@
 #include "sched.h"
 
 /* Each plugin adds its extern declaration and its entry below. */
+extern const struct sched_plugin pd2;
+extern const struct sched_plugin spd2;
 
 const struct sched_plugin *const sched_plugins[] = {
+	&pd2,
+	&spd2,
 	0,
 };
 

@@ -68,16 +68,38 @@ static char *read_file(const char *path, size_t *len)
 	return buf;
 }
 
+/*
+ * Plugin memory: each block is linked behind a 16-byte header so that
+ * free_plugin_memory() can release it all (the plugin never frees).
+ */
+struct block {
+	struct block *next;
+	char pad[16 - sizeof(struct block *)];
+};
+static struct block *blocks;
+
 static void *env_alloc(void *ctx, size_t size)
 {
 	(void)ctx;
 	void *p = NULL;
-	if (posix_memalign(&p, 16, size ? size : 1) != 0) {
+	if (posix_memalign(&p, 16, sizeof(struct block) + size) != 0) {
 		fprintf(stderr, "schedsim: out of memory\n");
 		exit(1);
 	}
-	memset(p, 0, size);
-	return p;
+	memset(p, 0, sizeof(struct block) + size);
+	struct block *b = p;
+	b->next = blocks;
+	blocks = b;
+	return b + 1;
+}
+
+static void free_plugin_memory(void)
+{
+	while (blocks) {
+		struct block *b = blocks;
+		blocks = b->next;
+		free(b);
+	}
 }
 
 struct sim {
@@ -331,5 +353,13 @@ int main(int argc, char **argv)
 	if (plugin->summary)
 		plugin->summary(s, put_extra, NULL);
 	printf("}}\n");
+	free_plugin_memory();
+	free(st);
+	free(sim.choice);
+	free(sim.decided);
+	free(sim.pending);
+	free(ts.task);
+	free(ts.event);
+	free(text);
 	return 0;
 }

@@ -1,0 +1,256 @@
+/* sched/pfair/pfair: shared set-up, admission and task events. */
+#include "pfair.h"
+
+#include "../../lib/fmt.h"
+
+static uint64_t effective(const struct pfair *pf, uint64_t tau)
+{
+	return tau > pf->next_slot ? tau : pf->next_slot;
+}
+
+static bool check_task(const struct task_spec *ts, struct sched_error *err)
+{
+	const char *why = NULL;
+	if (ts->weight || !ts->p)
+		why = "has only weight=; Pfair needs e= and p=";
+	else if (ts->d != ts->p)
+		why = "has d != p; Pfair windows assume deadline = period";
+	if (why)
+		fmt_snprintf(err->msg, sizeof err->msg, "task %s (line %u) %s",
+			     ts->name, ts->line, why);
+	return why == NULL;
+}
+
+bool pfair_init(struct pfair *pf, const struct sched_config *cfg,
+		const struct sched_env *env, const struct pfair_ops *ops,
+		struct sched_error *err)
+{
+	const struct taskset *ts = cfg->tasks;
+	unsigned n = ts->ntasks;
+	pf->m = cfg->cpus;
+	pf->n = n;
+	pf->ts = ts;
+	pf->staggered = cfg->staggered != 0;
+	pf->early_release = sched_param_get(cfg, "pfair_er", 0) != 0;
+	pf->ops = ops;
+	pf->task = env->alloc(env->ctx, (n ? n : 1) * sizeof *pf->task);
+
+	unsigned words = ratsum_words(n);
+	uint32_t *mem = env->alloc(env->ctx, 5 * words * sizeof(uint32_t));
+	ratsum_init(&pf->admit, mem, words);
+	pf->held = mem + 3 * words;
+	pf->leaving = mem + 4 * words;
+
+	uint64_t max_gap = 1;
+	for (unsigned i = 0; i < n; i++) {
+		const struct task_spec *s = &ts->task[i];
+		if (!check_task(s, err))
+			return false;
+		ratsum_add_period(&pf->admit, s->p);
+		uint64_t gap = (s->p + s->e - 1) / s->e;
+		if (gap > max_gap)
+			max_gap = gap;
+	}
+	/* Admission: sum of e/p <= M (Sec. 2.1), exactly, in file order. */
+	for (unsigned i = 0; i < n; i++) {
+		const struct task_spec *s = &ts->task[i];
+		if (!ratsum_fits(&pf->admit, pf->held, NULL, s->e, s->p, pf->m)) {
+			fmt_snprintf(err->msg, sizeof err->msg,
+				     "task %s (line %u): total weight exceeds %u "
+				     "processors (Pfair needs sum of e/p <= M)",
+				     s->name, s->line, pf->m);
+			return false;
+		}
+		ratsum_add(&pf->admit, pf->held, s->e, s->p);
+	}
+
+	uint64_t w = pfair_queue_wheel_size(max_gap);
+	pfair_queue_init(&pf->q, env->alloc(env->ctx, w * sizeof(struct heap)),
+			 w);
+	for (unsigned i = 0; i < n; i++) {
+		struct pfair_task *t = &pf->task[i];
+		t->e = ts->task[i].e;
+		t->p = ts->task[i].p;
+		t->id = i;
+		t->theta = ts->task[i].phase;
+		t->k = 1;
+		t->sel_slot = t->ran_slot = PFAIR_NO_SLOT;
+		t->state = PFAIR_ACTIVE;
+		pfair_task_update(t, pf->early_release);
+		pfair_queue_put(&pf->q, t);
+	}
+	return true;
+}
+
+void pfair_charge(struct pfair *pf, struct pfair_task *t, uint64_t slot,
+		  unsigned cpu, bool ran)
+{
+	pfair_task_charge(t, slot, ran, pf->staggered ? cpu : 0,
+			  pf->staggered ? pf->m : 1, pf->early_release);
+}
+
+static void release_weight(struct pfair *pf, struct pfair_task *t)
+{
+	ratsum_sub(&pf->admit, pf->held, t->e, t->p);
+	ratsum_sub(&pf->admit, pf->leaving, t->e, t->p);
+	pf->n_leaving--;
+	t->state = PFAIR_GONE;
+}
+
+/* Restarts t at slot (subtask 1 released then) if its weight fits now. */
+static void try_join(struct pfair *pf, struct pfair_task *t, uint64_t slot)
+{
+	if (t->state != PFAIR_GONE ||
+	    !ratsum_fits(&pf->admit, pf->held, NULL, t->e, t->p, pf->m))
+		return;
+	ratsum_add(&pf->admit, pf->held, t->e, t->p);
+	t->join_pending = false;
+	pf->n_pending--;
+	pf->joins++;
+	if (slot > t->join_at)
+		pf->deferred_joins++;
+	t->theta = slot;
+	t->job = 0;
+	t->k = 1;
+	t->not_before = 0;
+	t->leave_ok = slot;
+	pfair_task_update(t, pf->early_release);
+	if (t->join_blocked) {
+		t->join_blocked = false;
+		t->state = PFAIR_BLOCKED;
+		return;
+	}
+	t->state = PFAIR_ACTIVE;
+	pf->ops->activate(pf, t);
+}
+
+void pfair_tick(struct pfair *pf, uint64_t slot)
+{
+	if (pf->n_leaving)
+		for (unsigned i = 0; i < pf->n; i++)
+			if (pf->task[i].state == PFAIR_LEAVING &&
+			    pf->task[i].free_at <= slot)
+				release_weight(pf, &pf->task[i]);
+	if (pf->n_pending)
+		for (unsigned i = 0; i < pf->n; i++)
+			if (pf->task[i].join_pending)
+				try_join(pf, &pf->task[i], slot);
+}
+
+int pfair_join(void *s, unsigned task, uint64_t tau, struct sched_error *err)
+{
+	struct pfair *pf = s;
+	struct pfair_task *t = &pf->task[task];
+	if ((t->state != PFAIR_LEAVING && t->state != PFAIR_GONE) ||
+	    t->join_pending) {
+		fmt_snprintf(err->msg, sizeof err->msg,
+			     "join: task %s has not left", pf->ts->task[task].name);
+		return -1;
+	}
+	if (!ratsum_fits(&pf->admit, pf->held, pf->leaving, t->e, t->p,
+			 pf->m)) {
+		fmt_snprintf(err->msg, sizeof err->msg,
+			     "join refused: task %s would make the total weight "
+			     "exceed %u processors", pf->ts->task[task].name,
+			     pf->m);
+		return -1;
+	}
+	t->join_pending = true;
+	t->join_at = effective(pf, tau);
+	pf->n_pending++;
+	return 0;
+}
+
+void pfair_leave(void *s, unsigned task, uint64_t tau)
+{
+	struct pfair *pf = s;
+	struct pfair_task *t = &pf->task[task];
+	if (t->join_pending) {
+		t->join_pending = t->join_blocked = false;
+		pf->n_pending--;
+		return;
+	}
+	if (t->state == PFAIR_ACTIVE)
+		pf->ops->deactivate(pf, t);
+	if (t->state != PFAIR_ACTIVE && t->state != PFAIR_BLOCKED)
+		return;
+	uint64_t now = effective(pf, tau);
+	t->state = PFAIR_LEAVING;
+	t->free_at = t->leave_ok > now ? t->leave_ok : now;
+	ratsum_add(&pf->admit, pf->leaving, t->e, t->p);
+	pf->n_leaving++;
+}
+
+void pfair_block(void *s, unsigned task, uint64_t tau)
+{
+	struct pfair *pf = s;
+	struct pfair_task *t = &pf->task[task];
+	(void)tau;
+	if (t->join_pending)
+		t->join_blocked = true;
+	if (t->state != PFAIR_ACTIVE)
+		return;
+	pf->ops->deactivate(pf, t);
+	t->state = PFAIR_BLOCKED;
+}
+
+void pfair_wake(void *s, unsigned task, uint64_t tau)
+{
+	struct pfair *pf = s;
+	struct pfair_task *t = &pf->task[task];
+	if (t->join_pending)
+		t->join_blocked = false;
+	if (t->state != PFAIR_BLOCKED)
+		return;
+	uint64_t now = effective(pf, tau);
+	/* IS (Sec. 2.2): right-shift the pending window to the wake-up. */
+	if (t->release < now)
+		t->theta += now - t->release;
+	t->not_before = now;
+	pfair_task_update(t, pf->early_release);
+	t->state = PFAIR_ACTIVE;
+	pf->ops->activate(pf, t);
+}
+
+void pfair_complete(void *s, unsigned task, uint64_t tau)
+{
+	struct pfair *pf = s;
+	struct pfair_task *t = &pf->task[task];
+	(void)tau;
+	if (t->state != PFAIR_ACTIVE || t->k == 1)
+		return;
+	pf->ops->deactivate(pf, t);
+	/*
+	 * GIS (Sec. 2.2): the job's remaining subtasks are omitted. Deactivate
+	 * may itself have charged the last of them (Fig. 7 line 37).
+	 */
+	if (t->k != 1) {
+		t->k = 1;
+		t->job++;
+		t->jobs_done++;
+		pfair_task_update(t, pf->early_release);
+	}
+	pf->ops->activate(pf, t);
+}
+
+void pfair_stats(void *s, unsigned task, struct sched_task_stats *out)
+{
+	struct pfair *pf = s;
+	const struct pfair_task *t = &pf->task[task];
+	out->quanta = t->quanta;
+	out->jobs = t->jobs_done;
+	out->misses = t->misses;
+	out->max_tardiness_num = t->max_tardiness;
+	out->tardiness_den = pf->staggered ? pf->m : 1;
+}
+
+void pfair_summary(void *s, sched_put_fn put, void *ctx)
+{
+	struct pfair *pf = s;
+	uint64_t wasted = 0;
+	for (unsigned i = 0; i < pf->n; i++)
+		wasted += pf->task[i].wasted;
+	put(ctx, "wasted_quanta", (int64_t)wasted, 1);
+	put(ctx, "joins", (int64_t)pf->joins, 1);
+	put(ctx, "deferred_joins", (int64_t)pf->deferred_joins, 1);
+}

@@ -1,0 +1,250 @@
+/* sched/pfair/spd2: staggered Pfair, Figs. 5 and 7. */
+#include "spd2.h"
+
+#include "pfair.h"
+
+struct spd2 {
+	struct pfair pf;          /* Eligible and Incoming are pf.q */
+	int64_t t;
+	unsigned sched_count;
+	struct pfair_task **running;
+	struct heap heaps[4];
+	struct heap *sched_now, *resched_now, *sched_next, *resched_next;
+};
+
+/* Set membership in O(1) (Sec. 3.1): sel_slot says which pair of heaps. */
+static bool in_next(const struct spd2 *s, const struct pfair_task *x)
+{
+	return x->sel_slot == s->t + 1;
+}
+
+static bool in_now(const struct spd2 *s, const struct pfair_task *x)
+{
+	return x->sel_slot == s->t;
+}
+
+static struct pfair_task *min_of(struct heap *h)
+{
+	struct heap_node *n = heap_peek(h);
+	return n ? pfair_task_of(n) : NULL;
+}
+
+#if SCHED_DEBUG
+#include <stdio.h>
+#include <stdlib.h>
+
+/* I1 or I2 (Sec. 3.2) must hold after every procedure. */
+static void check_invariants(struct spd2 *s, const char *where)
+{
+	size_t next = heap_size(s->sched_next) + heap_size(s->resched_next);
+	size_t elig = heap_size(&s->pf.q.eligible);
+	bool ok;
+	if (next == s->sched_count) {
+		struct heap_node *top = heap_peek(&s->pf.q.eligible);
+		struct pfair_task *a = min_of(s->sched_next);
+		struct pfair_task *b = min_of(s->resched_next);
+		ok = true;
+		if (top && a)
+			ok = ok && pfair_higher(a, pfair_task_of(top));
+		if (top && b)
+			ok = ok && pfair_higher(b, pfair_task_of(top));
+	} else {
+		ok = next < s->sched_count && elig == 0;
+	}
+	if (!ok) {
+		fprintf(stderr, "spd2: I1/I2 violated after %s at t=%lld "
+			"(|Next|=%zu, SchedCount=%u, |Eligible|=%zu)\n", where,
+			(long long)s->t, next, s->sched_count, elig);
+		abort();
+	}
+}
+#define CHECK_INVARIANTS(s, where) check_invariants(s, where)
+#else
+#define CHECK_INVARIANTS(s, where) ((void)0)
+#endif
+
+/* Fig. 5 lines 4-6. T in S_t: T was granted a processor in slot t. */
+static void select_task(struct spd2 *s, struct pfair_task *x)
+{
+	x->sel_slot = s->t + 1;
+	x->resched = x->ran_slot == s->t;
+	heap_insert(x->resched ? s->resched_next : s->sched_next, &x->node);
+}
+
+static void *spd2_create(const struct sched_config *cfg,
+			 const struct sched_env *env, struct sched_error *err);
+
+static void spd2_activate(struct pfair *pf, struct pfair_task *x);
+static void spd2_deactivate(struct pfair *pf, struct pfair_task *x);
+static const struct pfair_ops spd2_ops = { spd2_activate, spd2_deactivate };
+
+/* Fig. 5 lines 1-3 (Incoming[0] is already in Eligible: pfair_init). */
+static void initialize(struct spd2 *s)
+{
+	struct pfair_task *x;
+	while (heap_size(s->sched_next) < s->pf.m &&
+	       (x = pfair_queue_extract(&s->pf.q)))
+		select_task(s, x);
+	CHECK_INVARIANTS(s, "Initialize");
+}
+
+static void *spd2_create(const struct sched_config *cfg,
+			 const struct sched_env *env, struct sched_error *err)
+{
+	struct spd2 *s = env->alloc(env->ctx, sizeof *s);
+	if (!pfair_init(&s->pf, cfg, env, &spd2_ops, err))
+		return NULL;
+	s->t = -1;
+	s->sched_count = cfg->cpus;
+	s->running = env->alloc(env->ctx, cfg->cpus * sizeof *s->running);
+	for (unsigned i = 0; i < 4; i++)
+		heap_init(&s->heaps[i], pfair_before_min);
+	s->sched_now = &s->heaps[0];
+	s->resched_now = &s->heaps[1];
+	s->sched_next = &s->heaps[2];
+	s->resched_next = &s->heaps[3];
+	s->pf.next_slot = 0;
+	initialize(s);
+	return s;
+}
+
+/* Fig. 5, Schedule(p). */
+static int spd2_schedule(void *p, unsigned cpu, uint64_t slot)
+{
+	struct spd2 *s = p;
+	struct pfair *pf = &s->pf;
+	struct pfair_task *x;
+
+	if (s->sched_count == pf->m) {                        /* line 7 */
+		/* Deferred events take effect "within slot t" (Fig. 7). */
+		pfair_tick(pf, (uint64_t)(s->t + 1));
+		s->t++;                                        /* line 8 */
+		pfair_queue_advance(&pf->q, (uint64_t)s->t + 1); /* line 9 */
+		heap_swap(s->sched_now, s->sched_next);        /* line 10 */
+		heap_swap(s->resched_now, s->resched_next);    /* line 11 */
+		pf->next_slot = (uint64_t)s->t + 1;
+	}
+#if SCHED_DEBUG
+	if ((int64_t)slot != s->t || cpu != s->sched_count % pf->m) {
+		fprintf(stderr, "spd2: Schedule(%u) for slot %llu out of "
+			"order (at slot %lld, call %u)\n", cpu,
+			(unsigned long long)slot, (long long)s->t,
+			s->sched_count % pf->m);
+		abort();
+	}
+#else
+	(void)slot;
+#endif
+	x = s->running[cpu];
+	if (x && in_now(s, x) && x->resched) {                 /* line 12 */
+		heap_delete(s->resched_now, &x->node);         /* lines 13-14 */
+	} else if (heap_size(s->sched_now) > 0) {              /* line 15 */
+		x = pfair_task_of(heap_extract(s->sched_now)); /* line 16 */
+	} else {
+		x = NULL;                                      /* line 17 */
+	}
+	s->running[cpu] = x;                                   /* line 18 */
+	if (x) {                                               /* line 19 */
+		x->sel_slot = PFAIR_NO_SLOT;
+		x->ran_slot = s->t;
+		x->ran_cpu = cpu;
+		pfair_charge(pf, x, (uint64_t)s->t, cpu, true); /* line 20 */
+		pfair_queue_put(&pf->q, x);                    /* lines 21-23 */
+	}
+	if ((x = pfair_queue_extract(&pf->q)))                 /* line 24 */
+		select_task(s, x);                             /* line 25 */
+	s->sched_count = s->sched_count % pf->m + 1;           /* line 26 */
+	CHECK_INVARIANTS(s, "Schedule");
+	return s->running[cpu] ? (int)s->running[cpu]->id : SCHED_IDLE;
+}
+
+/* Fig. 7, Deactivate(T). */
+static void spd2_deactivate(struct pfair *pf, struct pfair_task *x)
+{
+	struct spd2 *s = (struct spd2 *)pf;
+	struct pfair_task *y;
+	if (in_next(s, x)) {                                   /* line 27 */
+		heap_delete(x->resched ? s->resched_next : s->sched_next,
+			    &x->node);                         /* lines 28-30 */
+		x->sel_slot = PFAIR_NO_SLOT;
+		if ((y = pfair_queue_extract(&pf->q)))         /* line 31 */
+			select_task(s, y);                     /* line 32 */
+	} else if (in_now(s, x)) {                             /* line 33 */
+		heap_delete(x->resched ? s->resched_now : s->sched_now,
+			    &x->node);                         /* lines 34-36 */
+		x->sel_slot = PFAIR_NO_SLOT;
+		/* Charged for the quantum it was promised (line 37). */
+		pfair_charge(pf, x, (uint64_t)s->t, 0, false);
+	} else if (x->queued) {
+		pfair_queue_remove(&pf->q, x);                 /* lines 38-40 */
+	}
+	CHECK_INVARIANTS(s, "Deactivate");
+}
+
+/* Fig. 7, Activate(T). */
+static void spd2_activate(struct pfair *pf, struct pfair_task *x)
+{
+	struct spd2 *s = (struct spd2 *)pf;
+	if (x->elig <= (uint64_t)(s->t + 1)) {                 /* line 41 */
+		size_t next = heap_size(s->sched_next) +
+			      heap_size(s->resched_next);
+		if (next < s->sched_count) {                   /* line 42 */
+			select_task(s, x);                     /* line 43 */
+		} else {
+			/* H: the Next heap holding the lowest-priority task. */
+			struct pfair_task *a = min_of(s->sched_next);
+			struct pfair_task *b = min_of(s->resched_next);
+			struct heap *h = !a || (b && pfair_higher(a, b))
+					 ? s->resched_next
+					 : s->sched_next;      /* lines 44-46 */
+			if (pfair_higher(x, min_of(h))) {      /* line 47 */
+				select_task(s, x);             /* line 48 */
+				x = pfair_task_of(heap_extract(h)); /* 49 */
+				x->sel_slot = PFAIR_NO_SLOT;
+			}
+			pfair_queue_put(&pf->q, x);            /* line 50 */
+		}
+	} else {
+		pfair_queue_put(&pf->q, x);                    /* line 51 */
+	}
+	CHECK_INVARIANTS(s, "Activate");
+}
+
+#if SCHED_DEBUG
+const char *spd2_where_name(enum spd2_where w)
+{
+	static const char *const names[] = {
+		"none", "SchedNow", "ReschedNow", "SchedNext", "ReschedNext",
+		"Eligible", "Incoming",
+	};
+	return names[w];
+}
+
+enum spd2_where spd2_where(void *p, unsigned task)
+{
+	struct spd2 *s = p;
+	const struct pfair_task *x = &s->pf.task[task];
+	if (in_next(s, x))
+		return x->resched ? SPD2_RESCHED_NEXT : SPD2_SCHED_NEXT;
+	if (in_now(s, x))
+		return x->resched ? SPD2_RESCHED_NOW : SPD2_SCHED_NOW;
+	if (!x->queued)
+		return SPD2_NONE;
+	return !x->far && x->elig <= s->pf.q.h ? SPD2_ELIGIBLE : SPD2_INCOMING;
+}
+
+uint64_t spd2_incoming_slot(void *p, unsigned task)
+{
+	struct spd2 *s = p;
+	return s->pf.task[task].elig;
+}
+#endif
+
+const struct sched_plugin spd2 = {
+	.name = "spd2",
+	.description = "staggered Pfair: distributed PD2, each CPU schedules "
+		       "itself in O(log N) (Figs. 5 and 7)",
+	.create = spd2_create,
+	.schedule = spd2_schedule,
+	PFAIR_PLUGIN_EVENTS,
+};

@@ -1,0 +1,61 @@
+/*
+ * Helpers for the C unit tests: a failure counter with a CHECK that
+ * reports and leaves the current (void) function, and a xorshift RNG.
+ */
+#ifndef TESTS_HOST_C_UNIT_H
+#define TESTS_HOST_C_UNIT_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+static int failures;
+
+#define CHECK(cond, ...)                                                   \
+	do {                                                               \
+		if (!(cond)) {                                             \
+			printf("FAIL %s:%d: ", __FILE__, __LINE__);        \
+			printf(__VA_ARGS__);                               \
+			printf("\n");                                      \
+			failures++;                                        \
+			return;                                            \
+		}                                                          \
+	} while (0)
+
+static uint64_t rng_state = 88172645463325252ull;
+
+/* Uniform enough in 0..n-1 for tests. */
+static inline unsigned rnd(unsigned n)
+{
+	rng_state ^= rng_state << 13;
+	rng_state ^= rng_state >> 7;
+	rng_state ^= rng_state << 17;
+	return (unsigned)(rng_state % n);
+}
+
+/* Plugin memory (struct sched_env alloc), all released by unit_free(). */
+static void *unit_blocks[64];
+static unsigned unit_nblocks;
+
+static inline void *unit_alloc(void *ctx, size_t size)
+{
+	(void)ctx;
+	void *p = calloc(1, size ? size : 1);
+	if (!p || unit_nblocks == 64)
+		abort();
+	return unit_blocks[unit_nblocks++] = p;
+}
+
+static inline void unit_free(void)
+{
+	while (unit_nblocks)
+		free(unit_blocks[--unit_nblocks]);
+}
+
+static inline void unit_no_resched(void *ctx, unsigned cpu)
+{
+	(void)ctx;
+	(void)cpu;
+}
+
+#endif

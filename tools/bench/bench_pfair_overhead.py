@@ -1,0 +1,103 @@
+"""Staggered Pfair, Sec. 5.3 (warm cache): average TSC cycles per slot of
+master/slave PD2 (one call decides all M CPUs) against one staggered
+Schedule(p) call, for N tasks and M CPUs; their ratio approaches M
+(Fig. 11(a)). Also the simulator's throughput (slots per second) for
+N = 50, M = 8, with tools/schedsim-fast."""
+import csv
+import io
+import pathlib
+import random
+import subprocess
+import tempfile
+import time
+from fractions import Fraction
+
+from benchlib import print_table, pyplot, write_csv
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent.parent
+HOST = ROOT / "build" / "host"
+
+PLANS = {
+    "smoke": dict(n=[10, 50], m=[2, 4], sets=2, slots=100, sim_slots=2000),
+    "quick": dict(n=[10, 50, 100, 200, 300, 500], m=[2, 4, 8, 16], sets=20,
+                  slots=500, sim_slots=200000),
+    "full": dict(n=list(range(10, 501, 10)), m=[2, 4, 8, 16], sets=1000,
+                 slots=200, sim_slots=1000000),
+}
+
+
+def tool(name):
+    path = HOST / name
+    if not path.exists():
+        subprocess.run(["make", "-C", str(ROOT), "-j2", "host"], check=True,
+                       stdout=subprocess.DEVNULL)
+    return path
+
+
+def random_set(n, m, rng):
+    """n tasks, total weight exactly checked to be <= m."""
+    while True:
+        raw = [rng.random() + 1e-3 for _ in range(n)]
+        target = min(m, n / 2)
+        tasks = []
+        for k, r in enumerate(raw):
+            p = rng.randint(1000, 10000)
+            e = min(p, max(1, int(r * target / sum(raw) * p)))
+            tasks.append((f"T{k}", e, p))
+        if sum(Fraction(e, p) for _, e, p in tasks) <= m:
+            return tasks
+
+
+def throughput(sched, slots, tmp):
+    rng = random.Random(50 * 8)
+    f = pathlib.Path(tmp) / "n50m8.tasks"
+    f.write_text("".join(f"task {n} e={e} p={p}\n"
+                         for n, e, p in random_set(50, 8, rng)))
+    start = time.perf_counter()
+    subprocess.run([str(tool("schedsim-fast")), "--sched", sched, "--cpus",
+                    "8", "--slots", str(slots), "--summary-only", str(f)],
+                   check=True, stdout=subprocess.DEVNULL)
+    return slots / (time.perf_counter() - start)
+
+
+def run(mode, outdir):
+    plan = PLANS[mode]
+    proc = subprocess.run(
+        [str(tool("pfair_overhead-fast")),
+         "--n", ",".join(map(str, plan["n"])),
+         "--m", ",".join(map(str, plan["m"])),
+         "--sets", str(plan["sets"]), "--slots", str(plan["slots"])],
+        check=True, capture_output=True, text=True)
+    rows = [dict(r) for r in csv.DictReader(io.StringIO(proc.stdout))]
+    headers = ["n", "m", "sets", "pd2_cycles_per_slot",
+               "spd2_cycles_per_call", "ratio"]
+    write_csv(outdir / "pfair_overhead.csv", headers,
+              [[r[h] for h in headers] for r in rows])
+
+    ratio = {(int(r["n"]), int(r["m"])): float(r["ratio"]) for r in rows}
+    print_table(["N"] + [f"M={m}" for m in plan["m"]],
+                [[n] + [ratio[n, m] for m in plan["m"]] for n in plan["n"]],
+                title="master/slave PD2 cycles per slot / staggered "
+                      "Schedule(p) cycles per call (Sec. 5.3, warm cache)")
+
+    plt = pyplot()
+    fig, ax = plt.subplots(figsize=(6, 4))
+    for m in plan["m"]:
+        ax.plot(plan["n"], [ratio[n, m] for n in plan["n"]], marker=".",
+                label=f"M = {m}")
+        ax.axhline(m, color="grey", linewidth=0.5, linestyle=":")
+    ax.set_xlabel("number of tasks N")
+    ax.set_ylabel("overhead ratio (master/slave : staggered)")
+    ax.set_title("Per-slot scheduling overhead, warm cache (cf. Fig. 11(a))")
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(outdir / "pfair_overhead.png", dpi=120)
+    plt.close(fig)
+
+    with tempfile.TemporaryDirectory() as tmp:
+        sim = [[s, round(throughput(s, plan["sim_slots"], tmp))]
+               for s in ("pd2", "spd2")]
+    write_csv(outdir / "pfair_sim_throughput.csv",
+              ["sched", "slots_per_second"], sim)
+    print_table(["sched", "slots/s"], sim,
+                title="schedsim-fast throughput, N = 50, M = 8")

@@ -1,0 +1,212 @@
+/*
+ * tools/pfair_overhead: staggered Pfair, Sec. 5.3 (warm cache). For each
+ * N and M, random task sets; per set, after a warm-up, the TSC cycles of
+ * `slots` master/slave PD2 slots (one call decides all M CPUs) and of the
+ * M * slots staggered Schedule(p) calls over the same slots. Prints one
+ * CSV line per (N, M):
+ *
+ *   n,m,sets,pd2_cycles_per_slot,spd2_cycles_per_call,ratio
+ *
+ *   pfair_overhead --n 10,20,... --m 2,4,8,16 --sets S --slots T
+ *                  [--warmup W] [--seed X]
+ *
+ * Task sets: N weights drawn uniformly and scaled to a total of
+ * min(M, N/2), periods uniform in 1000..10000, e = max(1, floor(w p)),
+ * rescaled down until the exact admission test of the plugins passes.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../lib/parse_num.h"
+#include "../lib/taskset.h"
+#include "../sched/sched.h"
+
+#define MAX_LIST 64
+
+static void *blocks[64];
+static unsigned nblocks;
+
+static void *arena_alloc(void *ctx, size_t size)
+{
+	(void)ctx;
+	void *p = NULL;
+	if (nblocks == 64 || posix_memalign(&p, 16, size ? size : 1)) {
+		fprintf(stderr, "pfair_overhead: out of memory\n");
+		exit(1);
+	}
+	memset(p, 0, size);
+	return blocks[nblocks++] = p;
+}
+
+static void arena_free(void)
+{
+	while (nblocks)
+		free(blocks[--nblocks]);
+}
+
+static void no_resched(void *ctx, unsigned cpu)
+{
+	(void)ctx;
+	(void)cpu;
+}
+
+static uint64_t rng = 0x9e3779b97f4a7c15ull;
+
+static uint64_t rnd64(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return rng;
+}
+
+static double uniform(void)
+{
+	return (double)(rnd64() >> 11) / (double)(1ull << 53);
+}
+
+static unsigned parse_list(const char *s, uint64_t *out)
+{
+	unsigned n = 0;
+	while (*s && n < MAX_LIST) {
+		size_t len = strcspn(s, ",");
+		if (parse_u64(s, len, 1u << 20, &out[n]) != PARSE_NUM_OK ||
+		    !out[n]) {
+			fprintf(stderr, "pfair_overhead: bad list '%s'\n", s);
+			exit(2);
+		}
+		n++;
+		s += len + (s[len] == ',');
+	}
+	return n;
+}
+
+static void make_set(struct taskset *ts, unsigned n, unsigned m, double *raw)
+{
+	double sum = 0, target = n / 2.0 < m ? n / 2.0 : m;
+	for (unsigned i = 0; i < n; i++)
+		sum += raw[i] = uniform() + 1e-3;
+	ts->ntasks = n;
+	for (unsigned i = 0; i < n; i++) {
+		struct task_spec *t = &ts->task[i];
+		double w = raw[i] * target / sum;
+		uint32_t p = 1000 + (uint32_t)(rnd64() % 9001);
+		uint32_t e = (uint32_t)(w * p);
+		if (e < 1)
+			e = 1;
+		if (e > p)
+			e = p;
+		memset(t, 0, sizeof *t);
+		snprintf(t->name, sizeof t->name, "T%u", i);
+		t->e = e;
+		t->p = t->d = p;
+	}
+}
+
+static void *create(const struct sched_plugin *pl, struct taskset *ts,
+		    unsigned m, int staggered)
+{
+	struct sched_env env = { arena_alloc, no_resched, NULL };
+	struct sched_config cfg = { .cpus = m, .staggered = staggered,
+				    .tasks = ts };
+	struct sched_error err;
+	return pl->create(&cfg, &env, &err);
+}
+
+int main(int argc, char **argv)
+{
+	uint64_t ns[MAX_LIST], ms[MAX_LIST], sets = 10, slots = 1000,
+		 warmup = 200, seed = 1;
+	unsigned nn = 0, nm = 0;
+	for (int i = 1; i + 1 < argc; i += 2) {
+		const char *a = argv[i], *v = argv[i + 1];
+		uint64_t *dst = NULL;
+		if (!strcmp(a, "--n"))
+			nn = parse_list(v, ns);
+		else if (!strcmp(a, "--m"))
+			nm = parse_list(v, ms);
+		else if (!strcmp(a, "--sets"))
+			dst = &sets;
+		else if (!strcmp(a, "--slots"))
+			dst = &slots;
+		else if (!strcmp(a, "--warmup"))
+			dst = &warmup;
+		else if (!strcmp(a, "--seed"))
+			dst = &seed;
+		else {
+			fprintf(stderr, "pfair_overhead: unknown option %s\n", a);
+			return 2;
+		}
+		if (dst && parse_u64(v, strlen(v), UINT32_MAX, dst) !=
+		    PARSE_NUM_OK) {
+			fprintf(stderr, "pfair_overhead: bad %s %s\n", a, v);
+			return 2;
+		}
+	}
+	if (!nn || !nm || !sets || !slots) {
+		fprintf(stderr, "usage: pfair_overhead --n LIST --m LIST "
+			"[--sets S] [--slots T] [--warmup W] [--seed X]\n");
+		return 2;
+	}
+	rng ^= seed * 0x2545f4914f6cdd1dull;
+	const struct sched_plugin *pd2 = sched_find("pd2");
+	const struct sched_plugin *spd2 = sched_find("spd2");
+	uint64_t nmax = 0;
+	for (unsigned i = 0; i < nn; i++)
+		nmax = ns[i] > nmax ? ns[i] : nmax;
+	struct task_spec *spec = calloc(nmax, sizeof *spec);
+	double *raw = calloc(nmax, sizeof *raw);
+	struct taskset ts = { .task = spec, .max_tasks = (unsigned)nmax };
+
+	printf("n,m,sets,pd2_cycles_per_slot,spd2_cycles_per_call,ratio\n");
+	for (unsigned a = 0; a < nn; a++)
+		for (unsigned b = 0; b < nm; b++) {
+			unsigned n = (unsigned)ns[a], m = (unsigned)ms[b];
+			double master = 0, stag = 0;
+			for (uint64_t s = 0; s < sets; s++) {
+				void *x, *y;
+				for (int tries = 0;; tries++) {
+					make_set(&ts, n, m, raw);
+					x = create(pd2, &ts, m, 0);
+					y = x ? create(spd2, &ts, m, 1) : NULL;
+					if (y)
+						break;
+					arena_free();
+					if (tries == 100) {
+						fprintf(stderr, "pfair_overhead: no "
+							"admissible set\n");
+						return 1;
+					}
+				}
+				uint64_t t = 0;
+				for (; t < warmup; t++) {
+					pd2->schedule(x, 0, t);
+					for (unsigned p = 0; p < m; p++)
+						spd2->schedule(y, p, t);
+				}
+				uint64_t c0 = __builtin_ia32_rdtsc();
+				for (uint64_t u = t; u < t + slots; u++)
+					pd2->schedule(x, 0, u);
+				uint64_t c1 = __builtin_ia32_rdtsc();
+				for (uint64_t u = t; u < t + slots; u++)
+					for (unsigned p = 0; p < m; p++)
+						spd2->schedule(y, p, u);
+				uint64_t c2 = __builtin_ia32_rdtsc();
+				master += (double)(c1 - c0) / (double)slots;
+				stag += (double)(c2 - c1) /
+					(double)(slots * m);
+				arena_free();
+			}
+			master /= (double)sets;
+			stag /= (double)sets;
+			printf("%u,%u,%llu,%.1f,%.1f,%.3f\n", n, m,
+			       (unsigned long long)sets, master, stag,
+			       master / stag);
+			fflush(stdout);
+		}
+	free(spec);
+	free(raw);
+	return 0;
+}
