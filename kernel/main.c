@@ -206,6 +206,8 @@ void kernel_main(uint32_t magic, uint32_t info_phys)
 			ok = 0;
 			break;
 		}
+		if (options.trace)
+			qclock_trace();
 		report_ticks(&r);
 	}
 	kprintf("\n");
