@@ -13,6 +13,22 @@ static struct spinlock lock;
 static int fb_on, vga_on;
 static int panic_mode;
 
+/* What the boot printed before a screen was ready (the banner, command-line
+ * errors, the framebuffer's own line), shown on it once it is; later text
+ * that does not fit is dropped from the replay only. */
+#define EARLY_MAX 4096
+static char early[EARLY_MAX];
+static size_t early_len;
+
+static void keep_early(const char *s, size_t n)
+{
+	if (n > EARLY_MAX - early_len)
+		n = EARLY_MAX - early_len;
+	for (size_t i = 0; i < n; i++)
+		early[early_len + i] = s[i];
+	early_len += n;
+}
+
 void console_init(void)
 {
 	uart_init();
@@ -20,13 +36,19 @@ void console_init(void)
 
 void console_enable_fb(void)
 {
+	uint64_t flags = spin_lock_irqsave(&lock);
+	fbcon_write(early, early_len);
 	fb_on = 1;
+	spin_unlock_irqrestore(&lock, flags);
 }
 
 void console_enable_vga_text(void)
 {
+	uint64_t flags = spin_lock_irqsave(&lock);
 	vgacon_init();
+	vgacon_write(early, early_len);
 	vga_on = 1;
+	spin_unlock_irqrestore(&lock, flags);
 }
 
 void console_panic_mode(void)
@@ -47,6 +69,8 @@ void kvprintf(const char *format, va_list ap)
 	int locked = panic_mode ? spin_trylock_for(&lock, 10000000)
 				: (spin_lock_irqsave(&lock), 1);
 	uart_write(buf, len);
+	if (!fb_on && !vga_on)
+		keep_early(buf, len);
 	if (fb_on)
 		fbcon_write(buf, len);
 	if (vga_on)

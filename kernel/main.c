@@ -137,6 +137,8 @@ void kernel_main(uint32_t magic, uint32_t info_phys)
 	pic_disable();
 	smp_init_bsp();
 	options_parse(boot.cmdline);
+	if (options.end_halt)
+		power_halt_at_end();
 	if (options.e9)
 		uart_set_e9_echo(1);
 	kprintf("cmdline: %s\n", boot.cmdline ? boot.cmdline : "");
@@ -204,6 +206,8 @@ void kernel_main(uint32_t magic, uint32_t info_phys)
 			ok = 0;
 			break;
 		}
+		if (options.trace)
+			qclock_trace();
 		report_ticks(&r);
 	}
 	kprintf("\n");

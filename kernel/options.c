@@ -40,6 +40,17 @@ static void number(const struct cmdline_word *w, uint64_t *out, uint64_t min,
 	*out = v;
 }
 
+/* Every on/off word defaults to off. */
+static void on_off(const struct cmdline_word *w, int *out)
+{
+	if (cmdline_value_is(w, "on"))
+		*out = 1;
+	else if (cmdline_value_is(w, "off"))
+		*out = 0;
+	else
+		bad(w, "on or off", "off");
+}
+
 static const char *const sched_names[] = { "pd2", "spd2", "gdq", "gedf",
 					   "pedf" };
 
@@ -73,19 +84,16 @@ void options_parse(const char *cmdline)
 			else
 				bad(&w, "aligned, staggered or both", "both");
 		} else if (cmdline_key_is(&w, "trace")) {
-			if (cmdline_value_is(&w, "on"))
-				options.trace = 1;
-			else if (cmdline_value_is(&w, "off"))
-				options.trace = 0;
-			else
-				bad(&w, "on or off", "off");
+			on_off(&w, &options.trace);
 		} else if (cmdline_key_is(&w, "e9")) {
-			if (cmdline_value_is(&w, "on"))
-				options.e9 = 1;
-			else if (cmdline_value_is(&w, "off"))
-				options.e9 = 0;
+			on_off(&w, &options.e9);
+		} else if (cmdline_key_is(&w, "end")) {
+			if (cmdline_value_is(&w, "halt"))
+				options.end_halt = 1;
+			else if (cmdline_value_is(&w, "exit"))
+				options.end_halt = 0;
 			else
-				bad(&w, "on or off", "off");
+				bad(&w, "exit or halt", "exit");
 		} else if (cmdline_key_is(&w, "selftest")) {
 			if (cmdline_value_is(&w, "pf_ap"))
 				options.selftest = SELFTEST_PF_AP;

@@ -24,6 +24,7 @@ struct kernel_options {
 	int trace;
 	enum selftest selftest;
 	int e9;             /* echo the console to port 0xE9 (Bochs) */
+	int end_halt;       /* end=halt: stay on the last screen, no exit */
 };
 
 extern struct kernel_options options;

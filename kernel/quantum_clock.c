@@ -219,3 +219,21 @@ int qclock_measure(int staggered, uint64_t slots, uint64_t quantum_us,
 	*out = r;
 	return 0;
 }
+
+void qclock_trace(void)
+{
+	const char *mode = run.staggered ? "staggered" : "aligned";
+	for (unsigned k = 0; k < run.m; k++)
+		for (uint64_t i = 0; i < run.slots; i++) {
+			uint64_t e = run.entry[k][i], want = ideal(k, i);
+			if (!e) {
+				kprintf("TRACE tick mode=%s cpu=%u slot=%llu late_ns=missed\n",
+					mode, k, (unsigned long long)i);
+				continue;
+			}
+			uint64_t ns = tsc_to_ns(e > want ? e - want : want - e);
+			kprintf("TRACE tick mode=%s cpu=%u slot=%llu late_ns=%s%llu\n",
+				mode, k, (unsigned long long)i, e < want ? "-" : "",
+				(unsigned long long)ns);
+		}
+}

@@ -29,4 +29,10 @@ int qclock_deadline_mode(void);
 int qclock_measure(int staggered, uint64_t slots, uint64_t quantum_us,
 		   struct qclock_result *out);
 
+/* trace=on: after a measurement, one line per CPU and boundary,
+ * `TRACE tick mode=M cpu=K slot=I late_ns=N`: how long after its ideal time
+ * (BSP TSC time) the interrupt entered, negative when early, `missed` when
+ * the boundary was never serviced. */
+void qclock_trace(void);
+
 #endif

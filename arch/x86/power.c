@@ -12,6 +12,12 @@
 #define BOCHS_SHUTDOWN_PORT 0x8900  /* Bochs: write "Shutdown" */
 
 static char hv_name[13];
+static int halt_at_end;
+
+void power_halt_at_end(void)
+{
+	halt_at_end = 1;
+}
 
 const char *power_hypervisor(void)
 {
@@ -37,6 +43,9 @@ void power_exit(int pass)
 {
 	irq_disable();
 	const char *hv = power_hypervisor();
+	if (halt_at_end)
+		for (;;)
+			cpu_halt();
 	if (same(hv, "TCGTCGTCGTCG") || same(hv, "KVMKVMKVM"))
 		outb(QEMU_DEBUG_EXIT_PORT, pass ? EXIT_QEMU_PASS : EXIT_QEMU_FAIL);
 	acpi_power_off();
