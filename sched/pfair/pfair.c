@@ -247,10 +247,18 @@ void pfair_stats(void *s, unsigned task, struct sched_task_stats *out)
 void pfair_summary(void *s, sched_put_fn put, void *ctx)
 {
 	struct pfair *pf = s;
-	uint64_t wasted = 0;
-	for (unsigned i = 0; i < pf->n; i++)
-		wasted += pf->task[i].wasted;
+	uint64_t wasted = 0, lag = 0, lag_den = 1;
+	for (unsigned i = 0; i < pf->n; i++) {
+		const struct pfair_task *t = &pf->task[i];
+		wasted += t->wasted;
+		/* p |lag| < 2^32 while |lag| < 2, p < 2^31: no overflow. */
+		if (t->max_abs_lag * lag_den > lag * t->p) {
+			lag = t->max_abs_lag;
+			lag_den = t->p;
+		}
+	}
 	put(ctx, "wasted_quanta", (int64_t)wasted, 1);
+	put(ctx, "max_abs_lag", (int64_t)lag, (int64_t)lag_den);
 	put(ctx, "joins", (int64_t)pf->joins, 1);
 	put(ctx, "deferred_joins", (int64_t)pf->deferred_joins, 1);
 }

@@ -62,10 +62,30 @@ bool pfair_before_min(const struct heap_node *a, const struct heap_node *b)
 	return pfair_higher(pfair_task_of(b), pfair_task_of(a));
 }
 
+/* p * |lag| at time `at` with `done` subtasks completed since theta. */
+static uint64_t abs_lag(const struct pfair_task *t, uint64_t at, uint64_t done)
+{
+	int64_t lag = ((int64_t)at - (int64_t)t->theta) * (int64_t)t->e -
+		      (int64_t)(done * t->p);
+	return (uint64_t)(lag < 0 ? -lag : lag);
+}
+
+static void note_lag(struct pfair_task *t, uint64_t slot)
+{
+	uint64_t done = t->job * t->e + t->k - 1;
+	uint64_t before = abs_lag(t, slot, done);
+	uint64_t after = abs_lag(t, slot + 1, done + 1);
+	if (before > t->max_abs_lag)
+		t->max_abs_lag = before;
+	if (after > t->max_abs_lag)
+		t->max_abs_lag = after;
+}
+
 void pfair_task_charge(struct pfair_task *t, uint64_t slot, bool ran,
 		       uint64_t offset, uint64_t den, bool early_release)
 {
 	if (ran) {
+		note_lag(t, slot);
 		uint64_t done = (slot + 1) * den + offset;
 		t->quanta++;
 		if (done > t->deadline * den) {

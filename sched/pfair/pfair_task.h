@@ -58,6 +58,12 @@ struct pfair_task {
 
 	/* Statistics. */
 	uint64_t quanta, wasted, jobs_done, misses, max_tardiness;
+	/*
+	 * Largest |lag| (Sec. 2.1) seen, times p: lag is w (t - theta) minus
+	 * the subtasks done since theta, measured at the slot boundaries
+	 * around each quantum it gets (its local maximum and minimum).
+	 */
+	uint64_t max_abs_lag;
 };
 
 /*

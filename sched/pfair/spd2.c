@@ -63,16 +63,18 @@ static void check_invariants(struct spd2 *s, const char *where)
 #define CHECK_INVARIANTS(s, where) ((void)0)
 #endif
 
-/* Fig. 5 lines 4-6. T in S_t: T was granted a processor in slot t. */
+/*
+ * Fig. 5 lines 4-6. "T in S_t" is read as: T was granted a processor in
+ * slot t. That is what back-to-back safety needs, and it differs from
+ * "selected for slot t" only when Deactivate nullified the selection
+ * (Fig. 7 line 37), in which case T does not run in t and may take any CPU.
+ */
 static void select_task(struct spd2 *s, struct pfair_task *x)
 {
 	x->sel_slot = s->t + 1;
 	x->resched = x->ran_slot == s->t;
 	heap_insert(x->resched ? s->resched_next : s->sched_next, &x->node);
 }
-
-static void *spd2_create(const struct sched_config *cfg,
-			 const struct sched_env *env, struct sched_error *err);
 
 static void spd2_activate(struct pfair *pf, struct pfair_task *x);
 static void spd2_deactivate(struct pfair *pf, struct pfair_task *x);

@@ -75,6 +75,21 @@ def check_affinity(rows):
                     assert rows[t - 1].index(n) == k, (t, n)
 
 
+def lag_around_quanta(rows, tasks):
+    """Largest |lag| at the boundaries just before and just after each
+    quantum a task gets (where its lag peaks and dips)."""
+    got, worst = {n: 0 for n, *_ in tasks}, Fraction(0)
+    spec = {n: (e, p, ph) for n, e, p, ph in tasks}
+    for t, row in enumerate(rows):
+        for n in row:
+            if n:
+                e, p, ph = spec[n]
+                worst = max(worst, abs(Fraction(e * (t - ph), p) - got[n]),
+                            abs(Fraction(e * (t + 1 - ph), p) - got[n] - 1))
+                got[n] += 1
+    return worst
+
+
 def staggered_outcome(rows, tasks, m):
     """Misses and largest tardiness of static tasks when CPU k's slot t ends
     at t + 1 + k/M, computed from the schedule with the window formulas."""
@@ -109,6 +124,8 @@ def test_static_sets(tmp_path, case):
     assert summ["misses"] == 0
     ok, where = lag_ok(rows, tasks, m)
     assert ok, where
+    assert abs(summ["max_abs_lag"] - float(lag_around_quanta(rows, tasks))) \
+        < 1e-6 and summ["max_abs_lag"] < 1
     for x in ref.tasks:
         got = summ["tasks"][x.name]
         assert (got["quanta"], got["jobs"]) == (x.quanta, x.jobs)
