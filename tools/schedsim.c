@@ -15,6 +15,8 @@
 
 #include "../lib/parse_num.h"
 #include "../lib/taskset.h"
+#include "../sched/driver.h"
+#include "../sched/report.h"
 #include "../sched/sched.h"
 
 #define MAX_PARAMS 32
@@ -113,38 +115,17 @@ static void free_plugin_memory(void)
 	}
 }
 
-struct sim {
-	unsigned cpus;
-	int *choice;          /* this slot's answer per CPU */
-	int *decided;         /* CPU already asked in this slot */
-	int *pending;         /* resched requested */
-};
-
-static void env_resched(void *ctx, unsigned cpu)
+/* The current slot's choices, printed once every CPU has chosen. */
+static void record_choice(void *ctx, unsigned cpu, uint64_t t, int task)
 {
-	struct sim *sim = ctx;
-	if (cpu < sim->cpus)
-		sim->pending[cpu] = 1;
+	(void)t;
+	((int *)ctx)[cpu] = task;
 }
 
-static void print_fraction(uint64_t num, uint64_t den)
-{
-	if (den == 0)
-		den = 1;
-	if (num % den == 0)
-		printf("%llu", (unsigned long long)(num / den));
-	else
-		printf("%.6f", (double)num / (double)den);
-}
-
-static void put_extra(void *ctx, const char *key, int64_t num, int64_t den)
+static void print_text(void *ctx, const char *text)
 {
 	(void)ctx;
-	printf(", \"%s\": ", key);
-	if (den == 1 || den == 0)
-		printf("%lld", (long long)num);
-	else
-		printf("%.6f", (double)num / (double)den);
+	fputs(text, stdout);
 }
 
 int main(int argc, char **argv)
@@ -230,13 +211,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 
-	struct sim sim = {
-		.cpus = (unsigned)cpus,
-		.choice = calloc(cpus, sizeof(int)),
-		.decided = calloc(cpus, sizeof(int)),
-		.pending = calloc(cpus, sizeof(int)),
-	};
-	struct sched_env env = { env_alloc, env_resched, &sim };
+	int *choice = calloc(cpus, sizeof(int));
 	struct sched_config cfg = {
 		.cpus = (unsigned)cpus,
 		.staggered = staggered,
@@ -245,130 +220,29 @@ int main(int argc, char **argv)
 		.nparams = nparams,
 		.seed = seed,
 	};
-	struct sched_error serr = { { 0 } };
-	void *s = plugin->create(&cfg, &env, &serr);
-	if (!s) {
-		fprintf(stderr, "%s: %s\n", file, serr.msg);
+	struct sched_driver drv;
+	if (sched_driver_create(&drv, plugin, &cfg, env_alloc, NULL,
+				record_choice, choice)) {
+		fprintf(stderr, "%s: %s\n", file, drv.err.msg);
 		return 1;
 	}
-
-	unsigned next_event = 0;
 	for (uint64_t t = 0; t < slots; t++) {
-		while (next_event < ts.nevents && ts.event[next_event].t <= t) {
-			const struct taskset_event *ev = &ts.event[next_event++];
-			int ok = 1;
-			switch (ev->action) {
-			case TASKSET_JOIN:
-				ok = plugin->join &&
-				     plugin->join(s, ev->task, ev->t, &serr) == 0;
-				break;
-			case TASKSET_LEAVE:
-				if ((ok = plugin->leave != NULL))
-					plugin->leave(s, ev->task, ev->t);
-				break;
-			case TASKSET_BLOCK:
-				if ((ok = plugin->block != NULL))
-					plugin->block(s, ev->task, ev->t);
-				break;
-			case TASKSET_WAKE:
-				if ((ok = plugin->wake != NULL))
-					plugin->wake(s, ev->task, ev->t);
-				break;
-			}
-			if (!ok) {
-				if (!serr.msg[0])
-					snprintf(serr.msg, sizeof serr.msg,
-						 "%s does not support '%s' events", sched_name,
-						 taskset_action_name(ev->action));
-				fprintf(stderr, "%s:%u: %s\n", file, ev->line, serr.msg);
+		for (unsigned k = 0; k < cpus; k++)
+			if (sched_driver_boundary(&drv, k, t)) {
+				/* Event errors start with their line number. */
+				int line = drv.err.msg[0] >= '0' && drv.err.msg[0] <= '9';
+				fprintf(stderr, "%s%s%s\n", line ? file : "schedsim",
+					line ? ":" : ": ", drv.err.msg);
 				return 1;
 			}
-		}
-		memset(sim.decided, 0, cpus * sizeof(int));
-		memset(sim.pending, 0, cpus * sizeof(int));
-		for (unsigned k = 0; k < cpus; k++) {
-			sim.choice[k] = plugin->schedule(s, k, t);
-			sim.decided[k] = 1;
-			/* A resched of a CPU that already chose in this slot replaces
-			 * its answer; one that has not chosen yet will be asked anyway. */
-			for (unsigned rounds = 0;; rounds++) {
-				unsigned c = 0;
-				while (c < cpus && !(sim.pending[c] && sim.decided[c]))
-					c++;
-				if (c == cpus)
-					break;
-				if (rounds > 4 * cpus) {
-					fprintf(stderr, "schedsim: %s keeps asking for "
-						"reschedules at slot %llu\n", sched_name,
-						(unsigned long long)t);
-					return 1;
-				}
-				sim.pending[c] = 0;
-				sim.choice[c] = plugin->schedule(s, c, t);
-			}
-		}
-		for (unsigned k = 0; k < cpus; k++) {
-			int c = sim.choice[k];
-			if (c != SCHED_IDLE && (c < 0 || (unsigned)c >= ts.ntasks)) {
-				fprintf(stderr, "schedsim: %s chose task %d, which does "
-					"not exist, at slot %llu\n", sched_name, c,
-					(unsigned long long)t);
-				return 1;
-			}
-		}
-		if (summary_only)
-			continue;
-		printf("{\"t\": %llu, \"cpus\": [", (unsigned long long)t);
-		for (unsigned k = 0; k < cpus; k++) {
-			int c = sim.choice[k];
-			if (k)
-				printf(", ");
-			if (c == SCHED_IDLE)
-				printf("null");
-			else
-				printf("\"%s\"", ts.task[c].name);
-		}
-		printf("]}\n");
+		if (!summary_only)
+			sched_report_slot(print_text, NULL, &ts, t, choice,
+					  (unsigned)cpus);
 	}
-
-	uint64_t misses = 0, tn = 0, td = 1;
-	struct sched_task_stats *st = calloc(ts.ntasks, sizeof *st);
-	for (unsigned i = 0; i < ts.ntasks; i++) {
-		plugin->stats(s, i, &st[i]);
-		if (!st[i].tardiness_den)
-			st[i].tardiness_den = 1;
-		misses += st[i].misses;
-		/* Compare fractions exactly: a/b > c/d iff a*d > c*b. */
-		if ((unsigned __int128)st[i].max_tardiness_num * td >
-		    (unsigned __int128)tn * st[i].tardiness_den) {
-			tn = st[i].max_tardiness_num;
-			td = st[i].tardiness_den;
-		}
-	}
-	printf("{\"summary\": {\"sched\": \"%s\", \"cpus\": %llu, \"slots\": %llu, "
-	       "\"ticks\": \"%s\", \"misses\": %llu, \"max_tardiness\": ",
-	       sched_name, (unsigned long long)cpus, (unsigned long long)slots,
-	       staggered ? "staggered" : "aligned", (unsigned long long)misses);
-	print_fraction(tn, td);
-	printf(", \"tasks\": {");
-	for (unsigned i = 0; i < ts.ntasks; i++) {
-		printf("%s\"%s\": {\"quanta\": %llu, \"jobs\": %llu, \"misses\": %llu, "
-		       "\"max_tardiness\": ", i ? ", " : "", ts.task[i].name,
-		       (unsigned long long)st[i].quanta,
-		       (unsigned long long)st[i].jobs,
-		       (unsigned long long)st[i].misses);
-		print_fraction(st[i].max_tardiness_num, st[i].tardiness_den);
-		printf("}");
-	}
-	printf("}");
-	if (plugin->summary)
-		plugin->summary(s, put_extra, NULL);
-	printf("}}\n");
+	sched_report_summary(print_text, NULL, plugin, drv.s, &ts, (unsigned)cpus,
+			     slots, staggered);
 	free_plugin_memory();
-	free(st);
-	free(sim.choice);
-	free(sim.decided);
-	free(sim.pending);
+	free(choice);
 	free(ts.task);
 	free(ts.event);
 	free(text);

@@ -1,0 +1,128 @@
+/* sched/driver: events, schedule() and reschedules in boundary order. */
+#include "driver.h"
+
+#include "../lib/fmt.h"
+
+static void *env_alloc(void *ctx, size_t size)
+{
+	struct sched_driver *d = ctx;
+	return d->alloc(d->alloc_ctx, size);
+}
+
+static void env_resched(void *ctx, unsigned cpu)
+{
+	struct sched_driver *d = ctx;
+	if (cpu < d->cpus)
+		d->pending[cpu] = 1;
+}
+
+int sched_driver_create(struct sched_driver *d,
+			const struct sched_plugin *plugin,
+			const struct sched_config *cfg,
+			void *(*alloc)(void *ctx, size_t size), void *alloc_ctx,
+			sched_choice_fn on_choice, void *choice_ctx)
+{
+	d->plugin = plugin;
+	d->ts = cfg->tasks;
+	d->cpus = cfg->cpus;
+	d->next_event = 0;
+	d->on_choice = on_choice;
+	d->choice_ctx = choice_ctx;
+	d->alloc = alloc;
+	d->alloc_ctx = alloc_ctx;
+	d->env.alloc = env_alloc;
+	d->env.resched = env_resched;
+	d->env.ctx = d;
+	d->err.msg[0] = 0;
+	d->choice = alloc(alloc_ctx, cfg->cpus * sizeof *d->choice);
+	d->chose_in = alloc(alloc_ctx, cfg->cpus * sizeof *d->chose_in);
+	d->pending = alloc(alloc_ctx, cfg->cpus * sizeof *d->pending);
+	if (!d->choice || !d->chose_in || !d->pending) {
+		fmt_snprintf(d->err.msg, sizeof d->err.msg, "out of memory");
+		return -1;
+	}
+	d->s = plugin->create(cfg, &d->env, &d->err);
+	return d->s ? 0 : -1;
+}
+
+static int apply_events(struct sched_driver *d, uint64_t t)
+{
+	const struct sched_plugin *p = d->plugin;
+	const struct taskset *ts = d->ts;
+	while (d->next_event < ts->nevents && ts->event[d->next_event].t <= t) {
+		const struct taskset_event *ev = &ts->event[d->next_event++];
+		int ok = 1;
+		switch (ev->action) {
+		case TASKSET_JOIN:
+			ok = p->join && p->join(d->s, ev->task, ev->t, &d->err) == 0;
+			break;
+		case TASKSET_LEAVE:
+			if ((ok = p->leave != 0))
+				p->leave(d->s, ev->task, ev->t);
+			break;
+		case TASKSET_BLOCK:
+			if ((ok = p->block != 0))
+				p->block(d->s, ev->task, ev->t);
+			break;
+		case TASKSET_WAKE:
+			if ((ok = p->wake != 0))
+				p->wake(d->s, ev->task, ev->t);
+			break;
+		}
+		if (!ok) {
+			if (!d->err.msg[0])
+				fmt_snprintf(d->err.msg, sizeof d->err.msg,
+					     "%s does not support '%s' events", p->name,
+					     taskset_action_name(ev->action));
+			/* Name the line: "LINE: reason" (the caller adds the file). */
+			char msg[SCHED_ERROR_MAX];
+			fmt_snprintf(msg, sizeof msg, "%u: %s", ev->line, d->err.msg);
+			fmt_snprintf(d->err.msg, sizeof d->err.msg, "%s", msg);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static int choose(struct sched_driver *d, unsigned cpu, uint64_t t)
+{
+	int task = d->plugin->schedule(d->s, cpu, t);
+	if (task != SCHED_IDLE && (task < 0 || (unsigned)task >= d->ts->ntasks)) {
+		fmt_snprintf(d->err.msg, sizeof d->err.msg,
+			     "%s chose task %d, which does not exist, at slot %llu",
+			     d->plugin->name, task, (unsigned long long)t);
+		return -1;
+	}
+	d->choice[cpu] = task;
+	d->chose_in[cpu] = t + 1;
+	if (d->on_choice)
+		d->on_choice(d->choice_ctx, cpu, t, task);
+	return 0;
+}
+
+int sched_driver_boundary(struct sched_driver *d, unsigned cpu, uint64_t t)
+{
+	if (cpu == 0 && apply_events(d, t))
+		return -1;
+	d->pending[cpu] = 0;
+	if (choose(d, cpu, t))
+		return -1;
+	/* A resched of a CPU that already chose in this slot replaces its
+	 * answer; one that has not chosen yet will be asked anyway. */
+	for (unsigned rounds = 0;; rounds++) {
+		unsigned c = 0;
+		while (c < d->cpus && !(d->pending[c] && d->chose_in[c] == t + 1))
+			c++;
+		if (c == d->cpus)
+			return 0;
+		if (rounds > 4 * d->cpus) {
+			fmt_snprintf(d->err.msg, sizeof d->err.msg,
+				     "%s keeps asking for reschedules at slot %llu",
+				     d->plugin->name, (unsigned long long)t);
+			return -1;
+		}
+		d->pending[c] = 0;
+		if (choose(d, c, t))
+			return -1;
+	}
+}

@@ -1,0 +1,55 @@
+/*
+ * sched/driver: drives a plugin through the boundaries of a run -- the task
+ * set's `at` events, schedule() per CPU, reschedule requests -- the same way
+ * for the host simulator (a loop over slots and CPUs) and the kernel (one
+ * call per timer interrupt, serialised in boundary order).
+ */
+#ifndef SCHED_DRIVER_H
+#define SCHED_DRIVER_H
+
+#include <stdint.h>
+
+#include "sched.h"
+
+/* Called whenever CPU cpu's task for slot t is chosen or replaced. */
+typedef void (*sched_choice_fn)(void *ctx, unsigned cpu, uint64_t t, int task);
+
+struct sched_driver {
+	const struct sched_plugin *plugin;
+	void *s;                       /* the plugin's state */
+	const struct taskset *ts;
+	unsigned cpus;
+	int *choice;                   /* per CPU: its task in its latest slot */
+	uint64_t *chose_in;            /* per CPU: that slot, plus one (0: none) */
+	uint8_t *pending;              /* per CPU: resched requested */
+	unsigned next_event;
+	sched_choice_fn on_choice;
+	void *choice_ctx;
+	void *(*alloc)(void *ctx, size_t size);
+	void *alloc_ctx;
+	struct sched_env env;          /* what the plugin sees; ctx = this */
+	struct sched_error err;
+};
+
+/*
+ * Creates the plugin for cfg (cfg->tasks is the task set) with memory from
+ * alloc. Returns 0, or -1 with the plugin's message in d->err.
+ */
+int sched_driver_create(struct sched_driver *d,
+			const struct sched_plugin *plugin,
+			const struct sched_config *cfg,
+			void *(*alloc)(void *ctx, size_t size), void *alloc_ctx,
+			sched_choice_fn on_choice, void *choice_ctx);
+
+/*
+ * CPU cpu is at the boundary that starts its slot t. The first call of a
+ * slot (CPU 0) applies the events due by t. Then the plugin chooses for
+ * cpu; a resched of a CPU that already chose in slot t has it choose again
+ * (the later answer replaces the earlier). Calls must come in boundary
+ * order: slot by slot, CPU 0 to M-1. Returns 0, or -1 with d->err (an event
+ * the plugin refused or does not support, a task that does not exist, a
+ * plugin that keeps asking for reschedules).
+ */
+int sched_driver_boundary(struct sched_driver *d, unsigned cpu, uint64_t t);
+
+#endif
