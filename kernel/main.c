@@ -22,6 +22,7 @@
 #include "mb2.h"
 #include "options.h"
 #include "quantum_clock.h"
+#include "sched_run.h"
 
 void kernel_main(uint32_t magic, uint32_t info_phys) __attribute__((noreturn));
 
@@ -30,8 +31,6 @@ void kernel_main(uint32_t magic, uint32_t info_phys) __attribute__((noreturn));
 
 static struct mb2_info boot;
 
-/* Nanoseconds as microseconds with three decimals. */
-#define US(ns) (unsigned long long)((ns) / 1000), (unsigned long long)((ns) % 1000)
 
 static void __attribute__((noreturn)) finish(int pass, const char *reason)
 {
@@ -87,35 +86,6 @@ static void report_tsc(void)
 	for (unsigned i = 0; i < tsc.ntried; i++)
 		kprintf("  %-8s %llu kHz\n", tsc.tried[i].name,
 			(unsigned long long)tsc.tried[i].khz);
-}
-
-static void report_ticks(const struct qclock_result *r)
-{
-	const char *mode = r->staggered ? "staggered" : "aligned";
-	kprintf("\nquantum clock, %s: %u CPUs, Q = %llu us, %llu quanta, timer "
-		"in %s mode\n", mode, r->cpus, (unsigned long long)r->quantum_us,
-		(unsigned long long)r->quanta,
-		qclock_deadline_mode() ? "TSC-deadline" : "one-shot");
-	kprintf("  %4s %6s %10s %8s\n", "cpu", "apic", "serviced", "missed");
-	for (unsigned k = 0; k < r->cpus; k++)
-		kprintf("  %4u %6u %10llu %8llu\n", k, percpu[k].apic_id,
-			(unsigned long long)percpu[k].quantum,
-			(unsigned long long)percpu[k].missed);
-	kprintf("  %s (us): min %llu.%03llu  p50 %llu.%03llu  p99 %llu.%03llu  "
-		"max %llu.%03llu  over %llu samples\n",
-		r->staggered ? "deviation from the ideal boundary"
-			     : "spread of a boundary across CPUs",
-		US(r->err_min_ns), US(r->err_p50_ns), US(r->err_p99_ns),
-		US(r->err_max_ns), (unsigned long long)r->samples);
-	kprintf("RESULT ticks mode=%s cpus=%u quantum_us=%llu quanta=%llu "
-		"missed=%llu seen_min=%llu seen_max=%llu err_min_us=%llu.%03llu "
-		"err_p50_us=%llu.%03llu err_p99_us=%llu.%03llu "
-		"err_max_us=%llu.%03llu\n",
-		mode, r->cpus, (unsigned long long)r->quantum_us,
-		(unsigned long long)r->quanta, (unsigned long long)r->missed,
-		(unsigned long long)r->seen_min, (unsigned long long)r->seen_max,
-		US(r->err_min_ns), US(r->err_p50_ns), US(r->err_p99_ns),
-		US(r->err_max_ns));
 }
 
 static void fault_on_ap(void *arg)
@@ -183,10 +153,6 @@ void kernel_main(uint32_t magic, uint32_t info_phys)
 		(long long)smp.max_skew_cycles, qclock_deadline_mode(),
 		(unsigned long long)tsc.khz, (unsigned long long)tsc.calib_us);
 
-	if (options.sched[0])
-		kprintf("sched: '%s' recorded; the schedulers are not wired into "
-			"the kernel yet, so it runs the self-measurement\n",
-			options.sched);
 	if (options.selftest == SELFTEST_PF_BSP)
 		*(volatile uint64_t *)SELFTEST_BAD_ADDRESS = 1;
 	if (options.selftest == SELFTEST_PF_AP) {
@@ -196,19 +162,38 @@ void kernel_main(uint32_t magic, uint32_t info_phys)
 			smp_run_on_all(fault_on_ap, 0, 1000000);
 	}
 
+	if (options.sched[0]) {
+		const char *reason = "";
+		if (!boot.module) {
+			kprintf("sched: sched=%s needs a task set: pass one as a "
+				"multiboot2 module (make run TASKS=file.tasks)\n",
+				options.sched);
+			finish(0, "no_taskset");
+		}
+		int rc = sched_run(options.sched, boot.module_name[0] ?
+				   boot.module_name : "taskset", boot.module,
+				   boot.module_len, options.slots,
+				   options.quantum_us, &reason);
+		kprintf("\n");
+		finish(rc == 0, reason);
+	}
+	if (boot.module)
+		kprintf("taskset: a module was given but no sched=; it is not "
+			"used\n");
+
 	int ok = 1;
 	for (int staggered = 0; staggered <= 1; staggered++) {
 		if (!(options.ticks & (staggered ? TICKS_STAGGERED : TICKS_ALIGNED)))
 			continue;
 		struct qclock_result r;
 		if (qclock_measure(staggered, options.slots, options.quantum_us,
-				   &r) != 0) {
+				   0, 0, &r) != 0) {
 			ok = 0;
 			break;
 		}
 		if (options.trace)
 			qclock_trace();
-		report_ticks(&r);
+		qclock_report(&r);
 	}
 	kprintf("\n");
 	finish(ok, "quantum_clock");

@@ -26,6 +26,8 @@ static struct {
 	volatile uint64_t next[MAX_CPUS];
 	volatile int done[MAX_CPUS];
 	uint64_t capacity;           /* slots the buffers hold */
+	qclock_boundary_fn hook;
+	void *hook_ctx;
 	uint64_t *scratch;
 } run;
 
@@ -86,10 +88,15 @@ static void on_boundary(struct trap_frame *f)
 		uint64_t bsp_now = now - (uint64_t)p->tsc_offset;
 		run.entry[k][i] = bsp_now;
 		p->quantum++;
+		if (run.hook)
+			run.hook(run.hook_ctx, k, i, 0);
 		/* Boundaries that passed while this one waited were never
 		 * serviced: count them, never skip them silently. */
-		for (i++; i < run.slots && ideal(k, i) <= bsp_now; i++)
+		for (i++; i < run.slots && ideal(k, i) <= bsp_now; i++) {
 			p->missed++;
+			if (run.hook)
+				run.hook(run.hook_ctx, k, i, 1);
+		}
 		run.next[k] = i;
 		if (i < run.slots)
 			arm(k, i);
@@ -176,6 +183,7 @@ static void summarise(struct qclock_result *r)
 }
 
 int qclock_measure(int staggered, uint64_t slots, uint64_t quantum_us,
+		   qclock_boundary_fn hook, void *hook_ctx,
 		   struct qclock_result *out)
 {
 	if (alloc_buffers(slots)) {
@@ -188,6 +196,8 @@ int qclock_measure(int staggered, uint64_t slots, uint64_t quantum_us,
 			run.entry[k][i] = 0;
 	trap_set_handler(VEC_QUANTUM_TIMER, on_boundary);
 	run.staggered = staggered;
+	run.hook = hook;
+	run.hook_ctx = hook_ctx;
 	run.slots = slots;
 	run.m = smp.online;
 	run.q = tsc_from_us(quantum_us);
@@ -236,4 +246,36 @@ void qclock_trace(void)
 				mode, k, (unsigned long long)i, e < want ? "-" : "",
 				(unsigned long long)ns);
 		}
+}
+
+/* Nanoseconds as microseconds with three decimals. */
+#define US(ns) (unsigned long long)((ns) / 1000), (unsigned long long)((ns) % 1000)
+
+void qclock_report(const struct qclock_result *r)
+{
+	const char *mode = r->staggered ? "staggered" : "aligned";
+	kprintf("\nquantum clock, %s: %u CPUs, Q = %llu us, %llu quanta, timer "
+		"in %s mode\n", mode, r->cpus, (unsigned long long)r->quantum_us,
+		(unsigned long long)r->quanta,
+		qclock_deadline_mode() ? "TSC-deadline" : "one-shot");
+	kprintf("  %4s %6s %10s %8s\n", "cpu", "apic", "serviced", "missed");
+	for (unsigned k = 0; k < r->cpus; k++)
+		kprintf("  %4u %6u %10llu %8llu\n", k, percpu[k].apic_id,
+			(unsigned long long)percpu[k].quantum,
+			(unsigned long long)percpu[k].missed);
+	kprintf("  %s (us): min %llu.%03llu  p50 %llu.%03llu  p99 %llu.%03llu  "
+		"max %llu.%03llu  over %llu samples\n",
+		r->staggered ? "deviation from the ideal boundary"
+			     : "spread of a boundary across CPUs",
+		US(r->err_min_ns), US(r->err_p50_ns), US(r->err_p99_ns),
+		US(r->err_max_ns), (unsigned long long)r->samples);
+	kprintf("RESULT ticks mode=%s cpus=%u quantum_us=%llu quanta=%llu "
+		"missed=%llu seen_min=%llu seen_max=%llu err_min_us=%llu.%03llu "
+		"err_p50_us=%llu.%03llu err_p99_us=%llu.%03llu "
+		"err_max_us=%llu.%03llu\n",
+		mode, r->cpus, (unsigned long long)r->quantum_us,
+		(unsigned long long)r->quanta, (unsigned long long)r->missed,
+		(unsigned long long)r->seen_min, (unsigned long long)r->seen_max,
+		US(r->err_min_ns), US(r->err_p50_ns), US(r->err_p99_ns),
+		US(r->err_max_ns));
 }

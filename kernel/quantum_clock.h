@@ -24,9 +24,19 @@ struct qclock_result {
 void qclock_init(void);
 int qclock_deadline_mode(void);
 
-/* Runs slots quanta on every online CPU and measures the boundaries.
- * Returns -1 (after naming them) when some CPU did not finish. */
+/*
+ * Called in the timer interrupt of CPU cpu for each of its boundaries, in
+ * slot order, after the entry time is recorded -- also for a boundary that
+ * was missed, so a scheduler sees every slot.
+ */
+typedef void (*qclock_boundary_fn)(void *ctx, unsigned cpu, uint64_t slot,
+				   int missed);
+
+/* Runs slots quanta on every online CPU and measures the boundaries; calls
+ * hook (when not NULL) at each. Returns -1 (after naming them) when some
+ * CPU did not finish. */
 int qclock_measure(int staggered, uint64_t slots, uint64_t quantum_us,
+		   qclock_boundary_fn hook, void *hook_ctx,
 		   struct qclock_result *out);
 
 /* trace=on: after a measurement, one line per CPU and boundary,
@@ -34,5 +44,8 @@ int qclock_measure(int staggered, uint64_t slots, uint64_t quantum_us,
  * (BSP TSC time) the interrupt entered, negative when early, `missed` when
  * the boundary was never serviced. */
 void qclock_trace(void);
+
+/* The table for people and the RESULT ticks line. */
+void qclock_report(const struct qclock_result *r);
 
 #endif

@@ -57,14 +57,18 @@ MACHINE  ?= pc
 ACCEL    ?= tcg
 FIRMWARE ?= bios
 CMDLINE  ?=
-TASKS    ?=
+# By default `make run` runs a scheduler over a default task set; SCHED=
+# (empty) boots into the self-measurement of the quantum clocks instead.
+SCHED    ?= spd2
+TASKS    ?= $(if $(SCHED),tasks/default.tasks)
+RUN_WORDS := $(strip $(if $(SCHED),sched=$(SCHED)) $(CMDLINE))
 
-RUN_ISO := $(if $(CMDLINE)$(TASKS),$(BUILD)/run.iso,$(ISO_FILE))
+RUN_ISO := $(if $(RUN_WORDS)$(TASKS),$(BUILD)/run.iso,$(ISO_FILE))
 RUN_ENV := SMP=$(SMP) MACHINE=$(MACHINE) ACCEL=$(ACCEL) FIRMWARE=$(FIRMWARE)
 
 .PHONY: $(BUILD)/run.iso
 $(BUILD)/run.iso: $(KERNEL_ELF)
-	scripts/mkiso.sh $@ $(if $(CMDLINE),--cmdline "$(CMDLINE)") \
+	scripts/mkiso.sh $@ $(if $(RUN_WORDS),--cmdline "$(RUN_WORDS)") \
 		$(if $(TASKS),--tasks "$(TASKS)")
 
 run: deps $(RUN_ISO)

@@ -17,27 +17,24 @@ while (($#)); do
 done
 elf=build/kernel/kernel.elf
 [[ -f $elf ]] || { echo "mkiso: $elf missing: run make kernel" >&2; exit 1; }
-stage=$(mktemp -d "${TMPDIR:-/tmp}/mkiso.XXXXXX")
-trap 'rm -rf "$stage"' EXIT
+work=$(mktemp -d "${TMPDIR:-/tmp}/mkiso.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+# The ISO's tree and grub-mkrescue's log live apart: a log inside the tree
+# grows while xorriso packs it, which xorriso reports as a MISHAP.
+stage=$work/tree
 mkdir -p "$stage/boot/grub"
 cp "$elf" "$stage/boot/kernel.elf"
 module=""
 if [[ -n $tasks ]]; then
 	cp "$tasks" "$stage/boot/taskset.tasks"
-	module="module2 /boot/taskset.tasks taskset"
+	# The module string is the file's name: the kernel's messages quote it.
+	module="module2 /boot/taskset.tasks $(basename "$tasks")"
 fi
 # Words go to GRUB's command line verbatim; keep sed's metacharacters out.
 esc_extra=$(printf '%s' "$extra" | sed 's/[&/\]/\\&/g')
 sed -e "s/@EXTRA@/$esc_extra/" -e "s|@MODULE@|$module|" boot/grub.cfg \
 	> "$stage/boot/grub/grub.cfg"
 mkdir -p "$(dirname "$out")"
-# xorriso has been seen to end with a MISHAP once when several tests
-# build ISOs at the same moment; one retry, then the whole log.
-for try in 1 2; do
-	grub-mkrescue -o "$out.tmp" "$stage" >"$stage/log.$try" 2>&1 && break
-	if [[ $try == 2 ]]; then
-		cat "$stage/log.1" "$stage/log.2" >&2
-		exit 1
-	fi
-done
+grub-mkrescue -o "$out.tmp" "$stage" >"$work/log" 2>&1 ||
+	{ cat "$work/log" >&2; exit 1; }
 mv "$out.tmp" "$out"

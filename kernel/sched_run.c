@@ -1,0 +1,133 @@
+/* kernel/sched_run: a scheduler plugin on the quantum clock. */
+#include "sched_run.h"
+
+#include "../arch/x86/cpu.h"
+#include "../arch/x86/smp.h"
+#include "../lib/fmt.h"
+#include "../lib/taskset.h"
+#include "../sched/driver.h"
+#include "../sched/report.h"
+#include "bootmem.h"
+#include "console.h"
+#include "quantum_clock.h"
+
+#define MAX_TASKS 256
+#define MAX_EVENTS 256
+
+static struct task_spec tasks[MAX_TASKS];
+static struct taskset_event events[MAX_EVENTS];
+static struct taskset ts = { tasks, 0, MAX_TASKS, events, 0, MAX_EVENTS };
+static struct sched_driver drv;
+static int *schedule_log;           /* slot * M + cpu -> task */
+static unsigned cpus;
+/* Boundary order (sched/driver.h): the call for (slot, cpu) waits until
+ * every earlier one is done; this also makes the calls mutually exclusive,
+ * which is the locking the plugins require. */
+static volatile uint64_t ticket;
+static volatile int failed;
+
+static void *alloc(void *ctx, size_t size)
+{
+	(void)ctx;
+	return bootmem_alloc(size);
+}
+
+static void on_choice(void *ctx, unsigned cpu, uint64_t t, int task)
+{
+	(void)ctx;
+	schedule_log[t * cpus + cpu] = task;
+}
+
+static void on_boundary(void *ctx, unsigned cpu, uint64_t slot, int missed)
+{
+	(void)ctx;
+	(void)missed;   /* the plugin still decides it: every slot is seen */
+	uint64_t mine = slot * cpus + cpu;
+	while (__atomic_load_n(&ticket, __ATOMIC_ACQUIRE) != mine)
+		if (failed)
+			return;
+		else
+			cpu_relax();
+	if (!failed && sched_driver_boundary(&drv, cpu, slot))
+		failed = 1;
+	__atomic_store_n(&ticket, mine + 1, __ATOMIC_RELEASE);
+}
+
+static void print_text(void *ctx, const char *text)
+{
+	(void)ctx;
+	kprintf("%s", text);
+}
+
+static int same(const char *a, const char *b)
+{
+	while (*a && *a == *b)
+		a++, b++;
+	return *a == *b;
+}
+
+int sched_run(const char *name, const char *file, const char *text,
+	      size_t len, uint64_t slots, uint64_t quantum_us,
+	      const char **reason)
+{
+	const struct sched_plugin *plugin = sched_find(name);
+	char err[256];
+	if (!plugin) {
+		kprintf("sched: no scheduler '%s' in this kernel\n", name);
+		*reason = "sched";
+		return -1;
+	}
+	if (taskset_parse(&ts, file, text, len, err, sizeof err)) {
+		kprintf("taskset: %s\n", err);
+		*reason = "taskset";
+		return -1;
+	}
+	cpus = smp.online;
+	int staggered = same(name, "spd2");
+	struct sched_config cfg = { .cpus = cpus, .staggered = staggered,
+				    .tasks = &ts, .seed = 1 };
+	schedule_log = bootmem_alloc(slots * cpus * sizeof *schedule_log);
+	if (!schedule_log) {
+		kprintf("sched: no memory for a %llu-slot log\n",
+			(unsigned long long)slots);
+		*reason = "memory";
+		return -1;
+	}
+	if (sched_driver_create(&drv, plugin, &cfg, alloc, 0, on_choice, 0)) {
+		kprintf("sched: %s: %s\n", file, drv.err.msg);
+		*reason = "admission";
+		return -1;
+	}
+	kprintf("sched: %s on %u CPUs, %u tasks from %s, %llu slots, %s quanta\n",
+		name, cpus, ts.ntasks, file, (unsigned long long)slots,
+		staggered ? "staggered" : "aligned");
+	ticket = 0;
+	failed = 0;
+	struct qclock_result r;
+	if (qclock_measure(staggered, slots, quantum_us, on_boundary, 0, &r)) {
+		*reason = "quantum_clock";
+		return -1;
+	}
+	if (failed) {
+		kprintf("sched: %s: %s\n", file, drv.err.msg);
+		*reason = "sched";
+		return -1;
+	}
+	for (uint64_t t = 0; t < slots; t++)
+		sched_report_slot(print_text, 0, &ts, t, &schedule_log[t * cpus],
+				  cpus);
+	sched_report_summary(print_text, 0, plugin, drv.s, &ts, cpus, slots,
+			     staggered);
+	uint64_t misses = 0;
+	for (unsigned i = 0; i < ts.ntasks; i++) {
+		struct sched_task_stats st = { 0 };
+		plugin->stats(drv.s, i, &st);
+		misses += st.misses;
+	}
+	kprintf("RESULT sched name=%s cpus=%u tasks=%u slots=%llu ticks=%s "
+		"misses=%llu boundary_missed=%llu\n", name, cpus, ts.ntasks,
+		(unsigned long long)slots, staggered ? "staggered" : "aligned",
+		(unsigned long long)misses, (unsigned long long)r.missed);
+	qclock_report(&r);
+	return 0;
+}

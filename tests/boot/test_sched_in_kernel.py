@@ -1,0 +1,85 @@
+"""The scheduler plugins run in the kernel, on the quantum clock, and make
+exactly the decisions the host simulator makes with the same code."""
+import subprocess
+
+import pytest
+
+from conftest import host_tool
+from harness import ROOT, qemu
+
+ICOUNT = "shift=3,sleep=off"
+
+DYNAMIC = """\
+task A e=1 p=2
+task B e=2 p=5
+task C e=1 p=3
+task D e=3 p=7
+at 6 block C
+at 11 wake C
+at 15 leave B
+at 30 join B
+"""
+
+
+def kernel_schedule(serial):
+    """The schedule JSON lines the kernel printed, in order."""
+    return [line.strip() for line in serial.splitlines()
+            if line.strip().startswith("{")]
+
+
+def simulator_schedule(sched, cpus, slots, tasks_file):
+    out = subprocess.run(
+        [str(host_tool("schedsim")), "--sched", sched, "--cpus", str(cpus),
+         "--slots", str(slots), str(tasks_file)],
+        capture_output=True, text=True, check=True, timeout=120)
+    return out.stdout.splitlines()
+
+
+@pytest.mark.parametrize("sched,cpus,taskset", [
+    ("spd2", 2, "default"), ("spd2", 3, "dynamic"), ("pd2", 4, "default"),
+    ("pd2", 2, "dynamic")])
+def test_kernel_schedule_equals_simulator(iso_with, tmp_path, sched, cpus,
+                                          taskset):
+    tasks = ROOT / "tasks" / "default.tasks"
+    if taskset == "dynamic":
+        tasks = tmp_path / "dynamic.tasks"
+        tasks.write_text(DYNAMIC)
+    slots = 60
+    iso = iso_with(f"sched={sched} slots={slots}", tasks=tasks)
+    boot = qemu(iso, smp=cpus, icount=ICOUNT)
+    assert boot.passed, boot.tail()
+    got = kernel_schedule(boot.serial)
+    want = simulator_schedule(sched, cpus, slots, tasks)
+    assert len(got) == slots + 1, boot.tail()
+    assert got == want
+    result = boot.result("sched")
+    assert result["name"] == sched and int(result["slots"]) == slots
+    assert result["ticks"] == ("staggered" if sched == "spd2" else "aligned")
+    assert boot.result("ticks")["quanta"] == str(slots)
+
+
+def test_bad_task_set_is_named_and_fails(iso_with, tmp_path):
+    tasks = tmp_path / "broken.tasks"
+    tasks.write_text("task A e=1 p=2\ntask B e=3 p=2\n")
+    boot = qemu(iso_with("sched=spd2 slots=20", tasks=tasks), smp=2)
+    assert "taskset: broken.tasks:2: task 'B': e=3 is greater than p=2" in \
+        boot.serial, boot.tail()
+    assert boot.serial.strip().splitlines()[-1].strip() == \
+        "RESULT exit status=fail reason=taskset"
+
+
+def test_overweight_set_is_refused_naming_the_task(iso_with, tmp_path):
+    tasks = tmp_path / "heavy.tasks"
+    tasks.write_text("task A e=1 p=1\ntask B e=1 p=1\ntask C e=1 p=9\n")
+    boot = qemu(iso_with("sched=pd2 slots=20", tasks=tasks), smp=2)
+    lines = [l for l in boot.serial.splitlines() if l.startswith("sched: ")]
+    assert any("task C" in l and "exceeds 2 processors" in l for l in lines), \
+        boot.tail()
+    assert boot.serial.strip().splitlines()[-1].strip() == \
+        "RESULT exit status=fail reason=admission"
+
+
+def test_sched_without_task_set_says_so(iso_with):
+    boot = qemu(iso_with("sched=spd2 slots=20"), smp=2)
+    assert "needs a task set" in boot.serial, boot.tail()
+    assert not boot.passed
