@@ -17,8 +17,11 @@ while (($#)); do
 done
 elf=build/kernel/kernel.elf
 [[ -f $elf ]] || { echo "mkiso: $elf missing: run make kernel" >&2; exit 1; }
-stage=$(mktemp -d "${TMPDIR:-/tmp}/mkiso.XXXXXX")
-trap 'rm -rf "$stage"' EXIT
+work=$(mktemp -d "${TMPDIR:-/tmp}/mkiso.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+# The ISO's tree; the logs stay outside it, or xorriso packs a file that
+# is still growing and gives up with a MISHAP.
+stage=$work/root
 mkdir -p "$stage/boot/grub"
 cp "$elf" "$stage/boot/kernel.elf"
 module=""
@@ -31,13 +34,8 @@ esc_extra=$(printf '%s' "$extra" | sed 's/[&/\]/\\&/g')
 sed -e "s/@EXTRA@/$esc_extra/" -e "s|@MODULE@|$module|" boot/grub.cfg \
 	> "$stage/boot/grub/grub.cfg"
 mkdir -p "$(dirname "$out")"
-# xorriso has been seen to end with a MISHAP once when several tests
-# build ISOs at the same moment; one retry, then the whole log.
-for try in 1 2; do
-	grub-mkrescue -o "$out.tmp" "$stage" >"$stage/log.$try" 2>&1 && break
-	if [[ $try == 2 ]]; then
-		cat "$stage/log.1" "$stage/log.2" >&2
-		exit 1
-	fi
-done
+if ! grub-mkrescue -o "$out.tmp" "$stage" >"$work/log" 2>&1; then
+	cat "$work/log" >&2
+	exit 1
+fi
 mv "$out.tmp" "$out"
