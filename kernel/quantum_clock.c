@@ -20,7 +20,12 @@ static struct {
 	int deadline;             /* TSC-deadline mode */
 	uint64_t apic_per_tsc;    /* one-shot: APIC ticks per TSC cycle, 32.32 */
 	int staggered;
-	uint64_t t0, q, slots;
+	uint64_t t0, slots;
+	/* Q/M in TSC cycles as a whole part and a remainder over 1000*M:
+	 * Q/M = Q_us * kHz / (1000 * M) exactly, so boundary n*Q/M stays
+	 * exact however far from T0 (a Q rounded to whole cycles would drift
+	 * by up to half a cycle per quantum). */
+	uint64_t sub_whole, sub_rem, sub_den;
 	unsigned m;
 	uint64_t *entry[MAX_CPUS];   /* BSP-time TSC at each boundary; 0: missed */
 	volatile uint64_t next[MAX_CPUS];
@@ -53,11 +58,12 @@ void qclock_init(void)
 	run.apic_per_tsc = ((uint64_t)(0xffffffffu - left) << 32) / (t1 - t0);
 }
 
-/* CPU k's boundary i in the BSP's TSC time. */
+/* CPU k's boundary i in the BSP's TSC time: T0 + n*Q/M with n = i*M
+ * (aligned) or i*M + k (staggered), rounded down to a whole cycle. */
 static uint64_t ideal(unsigned k, uint64_t i)
 {
-	uint64_t t = run.t0 + i * run.q;
-	return run.staggered ? t + k * run.q / run.m : t;
+	uint64_t n = i * run.m + (run.staggered ? k : 0);
+	return run.t0 + n * run.sub_whole + n * run.sub_rem / run.sub_den;
 }
 
 static void arm(unsigned k, uint64_t i)
@@ -200,7 +206,9 @@ int qclock_measure(int staggered, uint64_t slots, uint64_t quantum_us,
 	run.hook_ctx = hook_ctx;
 	run.slots = slots;
 	run.m = smp.online;
-	run.q = tsc_from_us(quantum_us);
+	run.sub_den = 1000ull * run.m;
+	run.sub_whole = quantum_us * tsc.khz / run.sub_den;
+	run.sub_rem = quantum_us * tsc.khz % run.sub_den;
 	run.t0 = rdtsc() + tsc_from_us(LEAD_US);
 	uint64_t timeout_us = LEAD_US + slots * quantum_us * 2 + 2000000;
 	unsigned late = smp_run_on_all(cpu_run, 0, timeout_us);
@@ -230,21 +238,31 @@ int qclock_measure(int staggered, uint64_t slots, uint64_t quantum_us,
 	return 0;
 }
 
+/* a - b in nanoseconds as a sign and a magnitude, for printing. */
+static unsigned long long ns_diff(uint64_t a, uint64_t b, const char **sign)
+{
+	*sign = a < b ? "-" : "";
+	return (unsigned long long)tsc_to_ns(a < b ? b - a : a - b);
+}
+
 void qclock_trace(void)
 {
 	const char *mode = run.staggered ? "staggered" : "aligned";
 	for (unsigned k = 0; k < run.m; k++)
 		for (uint64_t i = 0; i < run.slots; i++) {
-			uint64_t e = run.entry[k][i], want = ideal(k, i);
+			uint64_t e = run.entry[k][i];
 			if (!e) {
-				kprintf("TRACE tick mode=%s cpu=%u slot=%llu late_ns=missed\n",
-					mode, k, (unsigned long long)i);
+				kprintf("TRACE tick mode=%s cpu=%u slot=%llu "
+					"late_ns=missed\n", mode, k,
+					(unsigned long long)i);
 				continue;
 			}
-			uint64_t ns = tsc_to_ns(e > want ? e - want : want - e);
-			kprintf("TRACE tick mode=%s cpu=%u slot=%llu late_ns=%s%llu\n",
-				mode, k, (unsigned long long)i, e < want ? "-" : "",
-				(unsigned long long)ns);
+			const char *at_sign, *late_sign;
+			unsigned long long at = ns_diff(e, run.t0, &at_sign);
+			unsigned long long late = ns_diff(e, ideal(k, i), &late_sign);
+			kprintf("TRACE tick mode=%s cpu=%u slot=%llu at_ns=%s%llu "
+				"late_ns=%s%llu\n", mode, k, (unsigned long long)i,
+				at_sign, at, late_sign, late);
 		}
 }
 

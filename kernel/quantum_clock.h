@@ -40,9 +40,10 @@ int qclock_measure(int staggered, uint64_t slots, uint64_t quantum_us,
 		   struct qclock_result *out);
 
 /* trace=on: after a measurement, one line per CPU and boundary,
- * `TRACE tick mode=M cpu=K slot=I late_ns=N`: how long after its ideal time
- * (BSP TSC time) the interrupt entered, negative when early, `missed` when
- * the boundary was never serviced. */
+ * `TRACE tick mode=M cpu=K slot=I at_ns=A late_ns=N`: when the interrupt
+ * entered, from the epoch T0, and how long after its ideal time, both in
+ * BSP TSC time and negative when before; `late_ns=missed` alone when the
+ * boundary was never serviced. */
 void qclock_trace(void);
 
 /* The table for people and the RESULT ticks line. */

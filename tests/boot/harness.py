@@ -63,15 +63,25 @@ def make_iso(out, cmdline=None, tasks=None):
 
 
 def qemu(iso, smp=2, machine="pc", firmware="bios", timeout=240,
-         icount=None, extra=(), memory="256M"):
+         icount=None, extra=(), memory="256M", usb_stick=False):
     """Boots iso and returns the Boot. icount: a `-icount` argument string
-    for deterministic virtual time (the TSC then runs on virtual time too)."""
+    for deterministic virtual time (the TSC then runs on virtual time too).
+    usb_stick: the image is a USB mass-storage disk on an xHCI controller
+    (as written to a stick with dd) instead of a CD."""
     with tempfile.TemporaryDirectory() as tmp:
         serial = pathlib.Path(tmp) / "serial.log"
         cmd = ["qemu-system-x86_64", "-machine", machine, "-smp", str(smp),
                "-m", memory, "-display", "none", "-no-reboot",
-               "-serial", f"file:{serial}", "-monitor", "none",
-               "-cdrom", str(iso), *DEBUG_EXIT]
+               "-serial", f"file:{serial}", "-monitor", "none", *DEBUG_EXIT]
+        if usb_stick:
+            # Writable like a real stick, so QEMU needs its own copy.
+            stick = pathlib.Path(tmp) / "stick.img"
+            shutil.copy(iso, stick)
+            cmd += ["-device", "qemu-xhci", "-drive",
+                    f"if=none,id=stick,format=raw,file={stick}",
+                    "-device", "usb-storage,drive=stick,bootindex=0"]
+        else:
+            cmd += ["-cdrom", str(iso)]
         if firmware == "uefi":
             vars_copy = pathlib.Path(tmp) / "vars.fd"
             shutil.copy(OVMF_VARS, vars_copy)

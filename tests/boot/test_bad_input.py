@@ -1,6 +1,9 @@
-"""Bad command-line words and a fault in an AP (issue 2, tests)."""
+"""Bad command-line words and page faults on an AP and on the boot CPU
+(issue 2, tests)."""
 import re
 import subprocess
+
+import pytest
 
 from harness import ROOT, cpu_count_ok, qemu
 
@@ -19,16 +22,33 @@ def test_unknown_word_and_bad_value_are_named_and_boot_passes(iso_with):
         assert t["quanta"] == "200" and t["quantum_us"] == "1000", t
 
 
-def test_page_fault_on_an_ap_is_reported_and_fails(iso_with):
-    iso = iso_with("selftest=pf_ap")
+# selftest=pf_ap writes to an unmapped address from fault_on_ap on CPU 1;
+# pf_bsp from kernel_main on CPU 0 (kernel/main.c).
+SELFTEST_BAD_ADDRESS = 0x700000000000
+
+
+@pytest.mark.parametrize("word,on_ap,function", [
+    ("pf_ap", True, "fault_on_ap"),
+    ("pf_bsp", False, "kernel_main"),
+])
+def test_page_fault_is_reported_and_fails(iso_with, word, on_ap, function):
+    iso = iso_with(f"selftest={word}")
     boot = qemu(iso, smp=2)
     assert not boot.passed
     panic = [l for l in boot.serial.splitlines() if l.startswith("PANIC ")]
     assert panic, boot.tail()
-    m = re.search(r"cpu=(\d+) vector=14 \(#PF\) error=0x[0-9a-f]+ "
-                  r"rip=0x[0-9a-f]+ cr2=0x[0-9a-f]+", panic[0])
+    m = re.search(r"cpu=(\d+) vector=14 \(#PF\) error=(0x[0-9a-f]+) "
+                  r"rip=(0x[0-9a-f]+) cr2=(0x[0-9a-f]+)", panic[0])
     assert m, panic[0]
-    assert m.group(1) != "0", "the fault was meant for an AP"
+    assert (m.group(1) != "0") == on_ap, panic[0]
+    # SDM vol. 3, 4.7: bit 1 of the error code is set for a write.
+    assert int(m.group(2), 16) & 2, panic[0]
+    assert int(m.group(4), 16) == SELFTEST_BAD_ADDRESS, panic[0]
+    where = subprocess.run(["addr2line", "-f", "-e",
+                            str(ROOT / "build/kernel/kernel.elf"), m.group(3)],
+                           capture_output=True, text=True, check=True)
+    assert where.stdout.split()[0] == function, where.stdout
+    assert "stack trace" in boot.serial
     last = [l.strip() for l in boot.serial.splitlines() if l.strip()][-1]
     assert last == "RESULT exit status=fail reason=exception", boot.tail()
 

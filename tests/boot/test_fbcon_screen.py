@@ -11,6 +11,8 @@ import subprocess
 import tempfile
 import time
 
+import pytest
+
 from harness import DEBUG_EXIT, OVMF_CODE, OVMF_VARS, ROOT
 
 FONT_C = ROOT / "drivers/fb/font.c"
@@ -83,7 +85,7 @@ def monitor(sock_path, command):
             buf += chunk
 
 
-def uefi_screen(iso, tmp, timeout=300):
+def uefi_screen(iso, tmp, vga, timeout=300):
     """Boots iso under OVMF until `RESULT exit`; returns (serial, ppm path)."""
     serial, sock, shot = tmp / "serial.log", tmp / "mon.sock", tmp / "screen.ppm"
     vars_copy = tmp / "vars.fd"
@@ -91,6 +93,7 @@ def uefi_screen(iso, tmp, timeout=300):
     cmd = ["qemu-system-x86_64", "-machine", "q35", "-smp", "2", "-m", "256M",
            "-display", "none", "-no-reboot", "-serial", f"file:{serial}",
            "-monitor", f"unix:{sock},server,nowait", "-cdrom", str(iso),
+           "-vga", vga,
            *DEBUG_EXIT,
            "-drive", f"if=pflash,format=raw,readonly=on,file={OVMF_CODE}",
            "-drive", f"if=pflash,format=raw,file={vars_copy}"]
@@ -113,10 +116,12 @@ def uefi_screen(iso, tmp, timeout=300):
         proc.wait()
 
 
-def test_uefi_framebuffer_shows_the_results(iso_with):
+# std: GOP at 24 bits per pixel, 3-byte pitch; virtio: 32 bits per pixel.
+@pytest.mark.parametrize("vga", ["std", "virtio"])
+def test_uefi_framebuffer_shows_the_results(iso_with, vga):
     iso = iso_with("slots=100 end=halt")
     with tempfile.TemporaryDirectory() as tmp:
-        serial, shot = uefi_screen(iso, pathlib.Path(tmp))
+        serial, shot = uefi_screen(iso, pathlib.Path(tmp), vga)
         m = re.search(r"fb: (\d+)x(\d+)x(\d+), pitch (\d+)", serial)
         assert m, serial[-3000:]
         assert "RESULT exit status=pass" in serial
