@@ -2,8 +2,12 @@
 #include "sched.h"
 
 /* Each plugin adds its extern declaration and its entry below. */
+extern const struct sched_plugin gedf;
+extern const struct sched_plugin pedf;
 
 const struct sched_plugin *const sched_plugins[] = {
+	&gedf,
+	&pedf,
 	0,
 };
 

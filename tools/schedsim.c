@@ -68,24 +68,31 @@ static char *read_file(const char *path, size_t *len)
 	return buf;
 }
 
-static void *env_alloc(void *ctx, size_t size)
-{
-	(void)ctx;
-	void *p = NULL;
-	if (posix_memalign(&p, 16, size ? size : 1) != 0) {
-		fprintf(stderr, "schedsim: out of memory\n");
-		exit(1);
-	}
-	memset(p, 0, size);
-	return p;
-}
-
 struct sim {
 	unsigned cpus;
 	int *choice;          /* this slot's answer per CPU */
 	int *decided;         /* CPU already asked in this slot */
 	int *pending;         /* resched requested */
+	void **allocs;        /* the plugin's memory, freed at the end so */
+	size_t nallocs, cap;  /* that LeakSanitizer lets the output through */
 };
+
+static void *env_alloc(void *ctx, size_t size)
+{
+	struct sim *sim = ctx;
+	void *p = NULL;
+	if (sim->nallocs == sim->cap) {
+		sim->cap = sim->cap ? 2 * sim->cap : 64;
+		sim->allocs = realloc(sim->allocs, sim->cap * sizeof(void *));
+	}
+	if (!sim->allocs || posix_memalign(&p, 16, size ? size : 1) != 0) {
+		fprintf(stderr, "schedsim: out of memory\n");
+		exit(1);
+	}
+	memset(p, 0, size);
+	sim->allocs[sim->nallocs++] = p;
+	return p;
+}
 
 static void env_resched(void *ctx, unsigned cpu)
 {
@@ -331,5 +338,15 @@ int main(int argc, char **argv)
 	if (plugin->summary)
 		plugin->summary(s, put_extra, NULL);
 	printf("}}\n");
+	for (size_t i = 0; i < sim.nallocs; i++)
+		free(sim.allocs[i]);
+	free(sim.allocs);
+	free(sim.choice);
+	free(sim.decided);
+	free(sim.pending);
+	free(st);
+	free(ts.task);
+	free(ts.event);
+	free(text);
 	return 0;
 }
