@@ -257,6 +257,18 @@ int edf_schedule(struct edf *s, unsigned cpu, uint64_t t)
 	return s->answer[cpu];
 }
 
+/*
+ * How many jobs a late task has released behind its current one by time
+ * limit: its periodic releases from next_release up to limit (a blocked
+ * task releases nothing, so for it limit is the time it blocked).
+ */
+static uint64_t behind(const struct edf_task *tk, uint64_t limit)
+{
+	if (tk->next_release > limit)
+		return 0;
+	return (limit - tk->next_release) / tk->p + 1;
+}
+
 int edf_join(struct edf *s, unsigned task, uint64_t t, unsigned cpu)
 {
 	advance(s, t);
@@ -281,6 +293,8 @@ void edf_leave(struct edf *s, unsigned task, uint64_t t)
 	if (!tk->present)
 		return;
 	depart(s, task);
+	/* A late task's jobs released behind the current one go too. */
+	tk->next_release += behind(tk, tk->blocked ? tk->blocked_at : t) * tk->p;
 	tk->present = 0;
 	tk->blocked = 0;
 	tk->rem = 0;
@@ -311,11 +325,9 @@ void edf_wake(struct edf *s, unsigned task, uint64_t w)
 	if (tk->rem > 0) {
 		/* The unfinished job and those released behind it before the
 		 * block are dropped (edf.h). */
-		uint64_t behind = 0;
-		if (tk->next_release <= tk->blocked_at)
-			behind = (tk->blocked_at - tk->next_release) / tk->p + 1;
-		tk->st.misses += 1 + behind;
-		s->dropped += 1 + behind;
+		uint64_t n = 1 + behind(tk, tk->blocked_at);
+		tk->st.misses += n;
+		s->dropped += n;
 		tk->rem = 0;
 	} else if (tk->next_release > w) {
 		return;

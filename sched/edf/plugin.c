@@ -54,6 +54,14 @@ static void *create(const struct sched_config *cfg,
 		    int global)
 {
 	const struct taskset *ts = cfg->tasks;
+	if (cfg->staggered) {
+		/* The job model charges whole aligned slots (edf.h); staggered
+		 * slots would make completions fall between boundaries. */
+		fmt_snprintf(err->msg, sizeof err->msg,
+			     "%s runs on aligned quanta only, not staggered",
+			     global ? "gedf" : "pedf");
+		return 0;
+	}
 	if (check_periodic(ts, err))
 		return 0;
 	uint64_t mode = sched_param_get(cfg, "edf_cpudl", EDF_PUSH_HEAP);

@@ -176,9 +176,10 @@ def test_tardiness_bounded_when_u_at_most_m(tmp_path, cs):
 
 
 def test_tardiness_of_a_full_load_is_reported(tmp_path):
-    """U = M = 2 exactly with three tasks of u = 2/3: G-EDF misses (the
-    classic Dhall-free case still needs tardiness), but boundedly; the
-    reference agrees on every job."""
+    """U = M = 2 exactly with three tasks (2, 3): at t = 0 two of them run
+    for two slots and the third gets one slot before its deadline 3, so
+    G-EDF misses; the tardiness stays within the bound and the reference
+    agrees on every job."""
     tasks = [Task(f"T{i}", 2, 3, 3) for i in range(3)]
     summary = check_against_reference(tasks, 2, 90, tmp_path)
     worst = max(v["max_tardiness"] for v in summary["tasks"].values())
@@ -218,6 +219,12 @@ def test_bad_push_structure_parameter(tmp_path):
     err = run_bad(tmp_path, "task A e=1 p=2\n", "gedf", 2,
                   "--param", "edf_cpudl=3")
     assert "edf_cpudl=3: expected 0 (heap), 1 (fmask) or 2 (original)" in err
+
+
+def test_staggered_quanta_are_refused(tmp_path):
+    err = run_bad(tmp_path, "task A e=1 p=2\n", "gedf", 2,
+                  "--ticks", "staggered")
+    assert "gedf runs on aligned quanta only" in err
 
 
 def test_malformed_file_gets_its_line(tmp_path):
