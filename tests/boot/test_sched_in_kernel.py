@@ -37,7 +37,7 @@ def simulator_schedule(sched, cpus, slots, tasks_file):
 
 @pytest.mark.parametrize("sched,cpus,taskset", [
     ("spd2", 2, "default"), ("spd2", 3, "dynamic"), ("pd2", 4, "default"),
-    ("pd2", 2, "dynamic")])
+    ("pd2", 2, "dynamic"), ("gedf", 3, "dynamic"), ("pedf", 3, "default")])
 def test_kernel_schedule_equals_simulator(iso_with, tmp_path, sched, cpus,
                                           taskset):
     tasks = ROOT / "tasks" / "default.tasks"

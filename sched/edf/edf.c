@@ -1,0 +1,428 @@
+/* sched/edf/edf: the global and partitioned EDF engine (see edf.h). */
+#include "edf.h"
+
+#include "../../lib/fmt.h"
+#include "rq.h"
+
+struct edf_task {
+	uint64_t next_release;       /* of the job after the current one */
+	uint64_t release, deadline;  /* the current job, while rem > 0 */
+	uint64_t charged;            /* 1 + the last slot charged */
+	uint64_t blocked_at;
+	uint32_t e, p, d;
+	uint32_t rem;                /* quanta the current job still needs */
+	unsigned cpu;                /* queue it is on or last ran on */
+	uint8_t present, blocked;
+	struct sched_task_stats st;
+};
+
+struct edf {
+	unsigned cpus, ntasks;
+	int global;
+	struct sched_env env;
+	struct edf_task *task;
+	uint64_t *key;               /* per task: deadline << TASK_BITS | task */
+	int *pos;                    /* per task: place in its queue, or -1 */
+	struct edf_rq *rq;           /* per CPU */
+	struct edf_push push;
+	int *answer;                 /* per CPU: what it was last told to run */
+	uint64_t now;                /* the boundary processed last */
+	int started;
+	uint64_t (*clock)(void);
+	struct edf_op_stats ops;
+	uint64_t pushes, pulls, reschedules, dropped;
+};
+
+static uint64_t clock_now(const struct edf *s)
+{
+	return s->clock ? s->clock() : 0;
+}
+
+static void timed(struct edf *s, enum edf_op op, uint64_t start)
+{
+	if (!s->clock)
+		return;
+	s->ops.count[op]++;
+	s->ops.cycles[op] += s->clock() - start;
+}
+
+/*
+ * The CPU's head may have changed: keep the push structure in step (Sec. 5:
+ * "if something changes at the top of a runqueue ... the heap must be
+ * updated") and ask the CPU to reschedule if it runs something else.
+ */
+static void head_changed(struct edf *s, unsigned cpu, int old_head)
+{
+	int head = edf_rq_curr(&s->rq[cpu]);
+	if (head == old_head)
+		return;
+	if (s->global)
+		edf_push_update(&s->push, cpu);
+	if (head != s->answer[cpu]) {
+		s->reschedules++;
+		s->env.resched(s->env.ctx, cpu);
+	}
+}
+
+static void enqueue(struct edf *s, unsigned cpu, unsigned task)
+{
+	uint64_t start = clock_now(s);
+	int old = edf_rq_curr(&s->rq[cpu]);
+	edf_rq_enqueue(&s->rq[cpu], task);
+	s->task[task].cpu = cpu;
+	head_changed(s, cpu, old);
+	timed(s, EDF_OP_ENQUEUE, start);
+}
+
+static void dequeue(struct edf *s, unsigned cpu, unsigned task)
+{
+	uint64_t start = clock_now(s);
+	int old = edf_rq_curr(&s->rq[cpu]);
+	edf_rq_dequeue(&s->rq[cpu], task);
+	head_changed(s, cpu, old);
+	timed(s, EDF_OP_DEQUEUE, start);
+}
+
+/*
+ * Sec. 4: "A push operation tries to move the first ready and not running
+ * task of an overloaded queue to a CPU where it can execute", the CPU
+ * running the latest deadline (or an idle one). The job it displaces there
+ * becomes that queue's first pushable one and is offered on in turn; the
+ * loop stops when the pushable job at hand is later than every running one.
+ */
+static void push(struct edf *s, unsigned cpu)
+{
+	for (;;) {
+		int task = edf_rq_next(&s->rq[cpu]);
+		if (task < 0)
+			return;
+		uint64_t start = clock_now(s);
+		int dst = edf_push_find(&s->push, s->key[task]);
+		timed(s, EDF_OP_PUSH_FIND, start);
+		if (dst < 0)
+			return;
+		dequeue(s, cpu, (unsigned)task);
+		enqueue(s, (unsigned)dst, (unsigned)task);
+		s->pushes++;
+		if (edf_rq_next(&s->rq[dst]) >= 0)
+			cpu = (unsigned)dst;
+	}
+}
+
+/*
+ * Sec. 4: "A pull operation tries to move the most urgent ready and not
+ * running tasks among all tasks on all overloaded queues in the current
+ * CPU"; Sec. 6.3: it looks at all queues in sequence, through their cached
+ * earliest_dl.next (Fig. 2).
+ */
+static void pull(struct edf *s, unsigned cpu)
+{
+	unsigned best = cpu;
+	uint64_t best_key = s->rq[cpu].earliest_curr;
+	for (unsigned c = 0; c < s->cpus; c++)
+		if (c != cpu && s->rq[c].earliest_next < best_key) {
+			best = c;
+			best_key = s->rq[c].earliest_next;
+		}
+	if (best == cpu)
+		return;
+	int task = edf_rq_next(&s->rq[best]);
+	dequeue(s, best, (unsigned)task);
+	enqueue(s, cpu, (unsigned)task);
+	s->pulls++;
+}
+
+/* The task's current job becomes ready: queue it where the task last was. */
+static void arrive(struct edf *s, unsigned task)
+{
+	unsigned cpu = s->task[task].cpu;
+	enqueue(s, cpu, task);
+	if (s->global)
+		push(s, cpu);
+}
+
+/* The task's current job stops being ready (done, blocked or gone). */
+static void depart(struct edf *s, unsigned task)
+{
+	if (s->pos[task] < 0)
+		return;
+	unsigned cpu = s->task[task].cpu;
+	int was_head = edf_rq_curr(&s->rq[cpu]) == (int)task;
+	dequeue(s, cpu, task);
+	if (s->global && was_head)
+		pull(s, cpu);
+}
+
+static void release(struct edf *s, unsigned i, uint64_t r)
+{
+	struct edf_task *tk = &s->task[i];
+	tk->release = r;
+	tk->deadline = r + tk->d;
+	tk->rem = tk->e;
+	tk->next_release = r + tk->p;
+	s->key[i] = tk->deadline << EDF_TASK_BITS | i;
+	arrive(s, i);
+}
+
+/* Releases due at boundary b; a late task's next job waits for its
+ * current one, and comes here again when that completes. */
+static void release_due(struct edf *s, uint64_t b)
+{
+	for (unsigned i = 0; i < s->ntasks; i++) {
+		struct edf_task *tk = &s->task[i];
+		if (tk->present && !tk->blocked && tk->rem == 0 &&
+		    tk->next_release <= b)
+			release(s, i, tk->next_release);
+	}
+}
+
+static void finish(struct edf *s, unsigned i, uint64_t c)
+{
+	struct edf_task *tk = &s->task[i];
+	tk->st.jobs++;
+	if (c > tk->deadline) {
+		tk->st.misses++;
+		if (c - tk->deadline > tk->st.max_tardiness_num)
+			tk->st.max_tardiness_num = c - tk->deadline;
+	}
+	tk->rem = 0;
+	depart(s, i);
+	for (unsigned k = 0; k < s->cpus; k++)
+		if (s->answer[k] == (int)i)
+			s->answer[k] = SCHED_IDLE;
+}
+
+#if SCHED_DEBUG
+static void check(const struct edf *s)
+{
+	uint64_t max_head = 0, min_pushable = EDF_KEY_NONE;
+	int idle = 0, waiting = 0;
+	for (unsigned c = 0; c < s->cpus; c++) {
+		const struct edf_rq *rq = &s->rq[c];
+		if (rq->n == 0)
+			idle = 1;
+		else if (rq->earliest_curr > max_head)
+			max_head = rq->earliest_curr;
+		if (rq->n > 1)
+			waiting = 1;
+		if (rq->earliest_next < min_pushable)
+			min_pushable = rq->earliest_next;
+	}
+	if (s->global && ((idle && waiting) ||
+			  (waiting && min_pushable < max_head)))
+		__builtin_trap();
+	if (s->global && edf_push_check(&s->push))
+		__builtin_trap();
+}
+#endif
+
+/*
+ * Brings the engine to boundary t: charges every slot before t to what each
+ * CPU was last told to run (at most once per task and slot), completes the
+ * jobs that used their budget, then makes the releases due at the boundary.
+ */
+static void advance(struct edf *s, uint64_t t)
+{
+	if (!s->started) {
+		s->started = 1;
+		s->now = t;
+		release_due(s, t);
+	}
+	while (s->now < t) {
+		uint64_t slot = s->now++;
+		for (unsigned k = 0; k < s->cpus; k++) {
+			int i = s->answer[k];
+			if (i == SCHED_IDLE)
+				continue;
+			struct edf_task *tk = &s->task[i];
+			if (!tk->present || tk->blocked || tk->rem == 0 ||
+			    tk->charged == slot + 1)
+				continue;
+			tk->charged = slot + 1;
+			tk->st.quanta++;
+			if (--tk->rem == 0)
+				finish(s, (unsigned)i, s->now);
+		}
+		release_due(s, s->now);
+	}
+#if SCHED_DEBUG
+	check(s);
+#endif
+}
+
+int edf_schedule(struct edf *s, unsigned cpu, uint64_t t)
+{
+	advance(s, t);
+	s->answer[cpu] = edf_rq_curr(&s->rq[cpu]);
+	return s->answer[cpu];
+}
+
+/*
+ * How many jobs a late task has released behind its current one by time
+ * limit: its periodic releases from next_release up to limit (a blocked
+ * task releases nothing, so for it limit is the time it blocked).
+ */
+static uint64_t behind(const struct edf_task *tk, uint64_t limit)
+{
+	if (tk->next_release > limit)
+		return 0;
+	return (limit - tk->next_release) / tk->p + 1;
+}
+
+int edf_join(struct edf *s, unsigned task, uint64_t t, unsigned cpu)
+{
+	advance(s, t);
+	struct edf_task *tk = &s->task[task];
+	if (tk->present)
+		return -1;
+	tk->present = 1;
+	tk->blocked = 0;
+	tk->rem = 0;
+	tk->cpu = cpu;
+	if (tk->next_release < t)
+		tk->next_release = t;
+	if (tk->next_release == t)
+		release(s, task, t);
+	return 0;
+}
+
+void edf_leave(struct edf *s, unsigned task, uint64_t t)
+{
+	advance(s, t);
+	struct edf_task *tk = &s->task[task];
+	if (!tk->present)
+		return;
+	depart(s, task);
+	/* A late task's jobs released behind the current one go too. */
+	tk->next_release += behind(tk, tk->blocked ? tk->blocked_at : t) * tk->p;
+	tk->present = 0;
+	tk->blocked = 0;
+	tk->rem = 0;
+}
+
+void edf_block(struct edf *s, unsigned task, uint64_t t)
+{
+	advance(s, t);
+	struct edf_task *tk = &s->task[task];
+	if (!tk->present || tk->blocked)
+		return;
+	tk->blocked = 1;
+	tk->blocked_at = t;
+	depart(s, task);
+}
+
+void edf_wake(struct edf *s, unsigned task, uint64_t w)
+{
+	advance(s, w);
+	struct edf_task *tk = &s->task[task];
+	if (!tk->present || !tk->blocked)
+		return;
+	tk->blocked = 0;
+	if (tk->rem > 0 && w < tk->deadline) {
+		arrive(s, task);
+		return;
+	}
+	if (tk->rem > 0) {
+		/* The unfinished job and those released behind it before the
+		 * block are dropped (edf.h). */
+		uint64_t n = 1 + behind(tk, tk->blocked_at);
+		tk->st.misses += n;
+		s->dropped += n;
+		tk->rem = 0;
+	} else if (tk->next_release > w) {
+		return;
+	}
+	release(s, task, w);
+}
+
+void edf_complete(struct edf *s, unsigned task, uint64_t t)
+{
+	advance(s, t);
+	struct edf_task *tk = &s->task[task];
+	if (!tk->present || tk->rem == 0)
+		return;
+	finish(s, task, t);
+	if (!tk->blocked)
+		release_due(s, t);
+}
+
+void edf_stats(struct edf *s, unsigned task, struct sched_task_stats *out)
+{
+	*out = s->task[task].st;
+	out->tardiness_den = 1;
+}
+
+void edf_summary(struct edf *s, sched_put_fn put, void *ctx)
+{
+	if (s->global) {
+		put(ctx, "pushes", (int64_t)s->pushes, 1);
+		put(ctx, "pulls", (int64_t)s->pulls, 1);
+	}
+	put(ctx, "reschedules", (int64_t)s->reschedules, 1);
+	put(ctx, "dropped_jobs", (int64_t)s->dropped, 1);
+}
+
+int edf_task_present(const struct edf *s, unsigned task)
+{
+	return s->task[task].present;
+}
+
+unsigned edf_task_cpu(const struct edf *s, unsigned task)
+{
+	return s->task[task].cpu;
+}
+
+void edf_set_clock(struct edf *s, uint64_t (*clock)(void))
+{
+	s->clock = clock;
+	s->ops = (struct edf_op_stats){ { 0 }, { 0 } };
+}
+
+void edf_op_stats(const struct edf *s, struct edf_op_stats *out)
+{
+	*out = s->ops;
+}
+
+struct edf *edf_create(const struct sched_config *cfg,
+		       const struct sched_env *env, enum edf_push_mode mode,
+		       const unsigned *partition, struct sched_error *err)
+{
+	const struct taskset *ts = cfg->tasks;
+	/* The plugins have refused weight-only tasks (p = 0) already. */
+	if (ts->ntasks > EDF_MAX_TASKS) {
+		fmt_snprintf(err->msg, sizeof err->msg,
+			     "%u tasks: EDF takes at most %u", ts->ntasks,
+			     EDF_MAX_TASKS);
+		return 0;
+	}
+	struct edf *s = env->alloc(env->ctx, sizeof *s);
+	unsigned n = ts->ntasks;
+	s->cpus = cfg->cpus;
+	s->ntasks = n;
+	s->global = partition == 0;
+	s->env = *env;
+	s->task = env->alloc(env->ctx, (n ? n : 1) * sizeof *s->task);
+	s->key = env->alloc(env->ctx, (n ? n : 1) * sizeof *s->key);
+	s->pos = env->alloc(env->ctx, (n ? n : 1) * sizeof *s->pos);
+	s->rq = env->alloc(env->ctx, s->cpus * sizeof *s->rq);
+	s->answer = env->alloc(env->ctx, s->cpus * sizeof *s->answer);
+	for (unsigned c = 0; c < s->cpus; c++) {
+		edf_rq_init(&s->rq[c], n, s->key, s->pos, env);
+		s->answer[c] = SCHED_IDLE;
+	}
+	for (unsigned i = 0; i < n; i++) {
+		const struct task_spec *sp = &ts->task[i];
+		struct edf_task *tk = &s->task[i];
+		tk->e = sp->e;
+		tk->p = sp->p;
+		tk->d = sp->d;
+		tk->next_release = sp->phase;
+		tk->present = 1;
+		/* Global: spread the first arrivals; the pushes move them. */
+		tk->cpu = partition ? partition[i] : i % s->cpus;
+		s->pos[i] = -1;
+	}
+	if (s->global)
+		edf_push_init(&s->push, mode, s->cpus, s->rq, env);
+	return s;
+}

@@ -1,0 +1,98 @@
+/*
+ * sched/edf/edf: the EDF engine behind the `gedf` and `pedf` plugins.
+ *
+ * Global EDF as in the global EDF paper (Lelli et al., Sec. 4): one logical
+ * global queue made of per-CPU ready queues (rq.h); a job that arrives goes
+ * to its task's last CPU and is pushed away when that CPU runs an earlier
+ * one; a CPU whose job completes or blocks pulls the earliest pushable job
+ * of all the other queues. The push target comes from the selectable push
+ * structure (push.h). With partitioning, each task stays on its CPU and
+ * nothing moves.
+ *
+ * The job model (quanta): task i releases jobs at phase + k * p_i, each
+ * needing e_i quanta by release + d_i. A job completes at the end of the
+ * slot in which its last quantum ran; it missed if that is after its
+ * deadline, by its tardiness. A late task's next job is released at its
+ * periodic time but waits for the previous one (jobs of a task run in
+ * order).
+ *
+ * Priority and ties: a job's key is (absolute deadline, task index), smaller
+ * first; so two jobs never tie and "the M earliest-deadline jobs" is one
+ * set. Invariant after every event (checked under SCHED_DEBUG): every queued
+ * job that is not at the head of its queue has a larger key than every head,
+ * and no queue is empty while another holds two jobs.
+ *
+ * Blocking and waking (`at` events, decided here; the paper has none):
+ * - block at t: the task's current job, if any, leaves its queue (a pull on
+ *   its CPU); a blocked task releases no jobs.
+ * - wake at w, the task still has an unfinished job with deadline > w: the
+ *   job is queued again (a push) and the task goes on as before.
+ * - wake at w otherwise (sporadic): when a job is due -- the unfinished one
+ *   whose deadline has passed, or a release that fell in the blocked time --
+ *   a new job is released at w with deadline w + d and the periodic releases
+ *   continue from w. An unfinished job and the jobs released behind it
+ *   before the block are dropped and each counted as a miss (they never
+ *   complete, so they add no tardiness).
+ * - leave drops the task's jobs uncounted; join at t releases a job at
+ *   max(t, the next periodic release), keeping jobs at least p apart.
+ * Events at t are applied after the slot t - 1 has been charged and the
+ * releases at t made.
+ */
+#ifndef SCHED_EDF_EDF_H
+#define SCHED_EDF_EDF_H
+
+#include <stdint.h>
+
+#include "../sched.h"
+#include "push.h"
+
+/* Task indices take the low bits of a key, the deadline the rest. */
+#define EDF_TASK_BITS 20
+#define EDF_MAX_TASKS (1u << EDF_TASK_BITS)
+
+/* The operations the paper times (Sec. 6), with a caller-given clock. */
+enum edf_op {
+	EDF_OP_PUSH_FIND,   /* the push decision (push.h) */
+	EDF_OP_ENQUEUE,     /* into a ready queue, with the push structure */
+	EDF_OP_DEQUEUE,
+	EDF_OPS
+};
+
+struct edf_op_stats {
+	uint64_t count[EDF_OPS];
+	uint64_t cycles[EDF_OPS];
+};
+
+struct edf;
+
+/*
+ * Creates the engine. partition == NULL: global EDF with the given push
+ * structure; otherwise P-EDF with task i on CPU partition[i] (copied).
+ * Returns NULL with a message for a set it cannot schedule.
+ */
+struct edf *edf_create(const struct sched_config *cfg,
+		       const struct sched_env *env, enum edf_push_mode mode,
+		       const unsigned *partition, struct sched_error *err);
+
+int edf_schedule(struct edf *s, unsigned cpu, uint64_t t);
+int edf_join(struct edf *s, unsigned task, uint64_t t, unsigned cpu);
+void edf_leave(struct edf *s, unsigned task, uint64_t t);
+void edf_block(struct edf *s, unsigned task, uint64_t t);
+void edf_wake(struct edf *s, unsigned task, uint64_t t);
+void edf_complete(struct edf *s, unsigned task, uint64_t t);
+void edf_stats(struct edf *s, unsigned task, struct sched_task_stats *out);
+void edf_summary(struct edf *s, sched_put_fn put, void *ctx);
+
+/* Present tasks (for admission of a join). */
+int edf_task_present(const struct edf *s, unsigned task);
+/* The CPU a task is on (P-EDF: its partition). */
+unsigned edf_task_cpu(const struct edf *s, unsigned task);
+
+/*
+ * Times enqueue, dequeue and the push decision with clock (e.g. the TSC);
+ * NULL turns timing off (the default).
+ */
+void edf_set_clock(struct edf *s, uint64_t (*clock)(void));
+void edf_op_stats(const struct edf *s, struct edf_op_stats *out);
+
+#endif

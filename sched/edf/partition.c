@@ -1,0 +1,75 @@
+/* sched/edf/partition: first-fit decreasing for P-EDF (see partition.h). */
+#include "partition.h"
+
+#include "../../lib/fmt.h"
+#include "usum.h"
+
+static int before(const struct taskset *ts, unsigned a, unsigned b)
+{
+	const struct task_spec *x = &ts->task[a], *y = &ts->task[b];
+	int c = edf_util_cmp(x->e, x->p, y->e, y->p);
+	return c > 0 || (c == 0 && a < b);
+}
+
+/* Bottom-up merge sort of task indices into decreasing utilisation. */
+static void sort_decreasing(const struct taskset *ts, unsigned *idx,
+			    unsigned *tmp, unsigned n)
+{
+	for (unsigned w = 1; w < n; w *= 2) {
+		for (unsigned lo = 0; lo < n; lo += 2 * w) {
+			unsigned mid = lo + w < n ? lo + w : n;
+			unsigned hi = lo + 2 * w < n ? lo + 2 * w : n;
+			unsigned a = lo, b = mid, k = lo;
+			while (a < mid || b < hi)
+				tmp[k++] = b >= hi || (a < mid && !before(ts, idx[b],
+									idx[a]))
+					   ? idx[a++] : idx[b++];
+		}
+		for (unsigned k = 0; k < n; k++)
+			idx[k] = tmp[k];
+	}
+}
+
+/* Whether task fits on cpu with the tasks placed there already. A sum too
+ * close to 1 to decide exactly (usum.h) counts as not fitting. */
+static int fits(const struct taskset *ts, unsigned cpu, unsigned task,
+		const unsigned *cpu_of, const unsigned char *placed)
+{
+	struct edf_usum u;
+	edf_usum_init(&u);
+	for (unsigned j = 0; j < ts->ntasks; j++)
+		if (placed[j] && cpu_of[j] == cpu)
+			edf_usum_add(&u, ts->task[j].e, ts->task[j].p);
+	edf_usum_add(&u, ts->task[task].e, ts->task[task].p);
+	return edf_usum_at_most(&u, 1) == 1;
+}
+
+int edf_partition_ffd(const struct taskset *ts, unsigned cpus,
+		      unsigned *cpu_of, const struct sched_env *env,
+		      struct sched_error *err)
+{
+	unsigned n = ts->ntasks;
+	unsigned *idx = env->alloc(env->ctx, (n ? n : 1) * sizeof *idx);
+	unsigned *tmp = env->alloc(env->ctx, (n ? n : 1) * sizeof *tmp);
+	unsigned char *placed = env->alloc(env->ctx, n ? n : 1);
+	for (unsigned i = 0; i < n; i++)
+		idx[i] = i;
+	sort_decreasing(ts, idx, tmp, n);
+	for (unsigned k = 0; k < n; k++) {
+		unsigned i = idx[k];
+		unsigned c = 0;
+		while (c < cpus && !fits(ts, c, i, cpu_of, placed))
+			c++;
+		if (c == cpus) {
+			fmt_snprintf(err->msg, sizeof err->msg,
+				     "task %s (line %u, u = %u/%u) fits on none of "
+				     "the %u CPUs under first-fit decreasing",
+				     ts->task[i].name, ts->task[i].line,
+				     ts->task[i].e, ts->task[i].p, cpus);
+			return -1;
+		}
+		cpu_of[i] = c;
+		placed[i] = 1;
+	}
+	return 0;
+}

@@ -1,0 +1,169 @@
+/*
+ * sched/edf/plugin: the `gedf` and `pedf` plugins over the EDF engine.
+ *
+ * gedf admits a set whose total utilisation is at most M (the bound under
+ * which G-EDF's tardiness stays bounded; it may still miss deadlines) and
+ * takes the parameter edf_cpudl = 0 (heap, default) | 1 (fmask) |
+ * 2 (original) for the push structure (push.h). pedf partitions by
+ * first-fit decreasing (partition.h) and runs uniprocessor EDF per CPU.
+ */
+#include "../../lib/fmt.h"
+#include "../sched.h"
+#include "partition.h"
+#include "plugin.h"
+#include "usum.h"
+
+/* Adds the tasks in file order and names the one that takes U above M. */
+static int admit_global(const struct taskset *ts, unsigned cpus,
+			struct sched_error *err)
+{
+	struct edf_usum u;
+	edf_usum_init(&u);
+	for (unsigned i = 0; i < ts->ntasks; i++) {
+		edf_usum_add(&u, ts->task[i].e, ts->task[i].p);
+		int ok = edf_usum_at_most(&u, cpus);
+		if (ok != 1) {
+			fmt_snprintf(err->msg, sizeof err->msg,
+				     ok == 0 ? "task %s (line %u): total "
+					       "utilisation exceeds M = %u"
+					     : "task %s (line %u): cannot tell "
+					       "exactly whether the total "
+					       "utilisation is at most M = %u",
+				     ts->task[i].name, ts->task[i].line, cpus);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static int check_periodic(const struct taskset *ts, struct sched_error *err)
+{
+	for (unsigned i = 0; i < ts->ntasks; i++)
+		if (ts->task[i].p == 0) {
+			fmt_snprintf(err->msg, sizeof err->msg,
+				     "task %s (line %u) has only weight=: EDF "
+				     "needs e= and p=", ts->task[i].name,
+				     ts->task[i].line);
+			return -1;
+		}
+	return 0;
+}
+
+static void *create(const struct sched_config *cfg,
+		    const struct sched_env *env, struct sched_error *err,
+		    int global)
+{
+	const struct taskset *ts = cfg->tasks;
+	if (cfg->staggered) {
+		/* The job model charges whole aligned slots (edf.h); staggered
+		 * slots would make completions fall between boundaries. */
+		fmt_snprintf(err->msg, sizeof err->msg,
+			     "%s runs on aligned quanta only, not staggered",
+			     global ? "gedf" : "pedf");
+		return 0;
+	}
+	if (check_periodic(ts, err))
+		return 0;
+	uint64_t mode = sched_param_get(cfg, "edf_cpudl", EDF_PUSH_HEAP);
+	if (mode >= EDF_PUSH_MODES) {
+		fmt_snprintf(err->msg, sizeof err->msg,
+			     "edf_cpudl=%llu: expected 0 (heap), 1 (fmask) or "
+			     "2 (original)", (unsigned long long)mode);
+		return 0;
+	}
+	unsigned *cpu_of = 0;
+	if (global) {
+		if (admit_global(ts, cfg->cpus, err))
+			return 0;
+	} else {
+		cpu_of = env->alloc(env->ctx,
+				    (ts->ntasks ? ts->ntasks : 1) * sizeof *cpu_of);
+		if (edf_partition_ffd(ts, cfg->cpus, cpu_of, env, err))
+			return 0;
+	}
+	return edf_create(cfg, env, (enum edf_push_mode)mode, cpu_of, err);
+}
+
+static void *gedf_create(const struct sched_config *cfg,
+			 const struct sched_env *env, struct sched_error *err)
+{
+	return create(cfg, env, err, 1);
+}
+
+static void *pedf_create(const struct sched_config *cfg,
+			 const struct sched_env *env, struct sched_error *err)
+{
+	return create(cfg, env, err, 0);
+}
+
+/*
+ * Admission counted every declared task, present or not, and P-EDF keeps a
+ * leaving task's place on its CPU: so a join never breaks the bound, and a
+ * P-EDF task comes back to the CPU it had.
+ */
+static int join(void *s, unsigned task, uint64_t t, struct sched_error *err)
+{
+	(void)err;
+	return edf_join(s, task, t, edf_task_cpu(s, task));
+}
+
+static int schedule(void *s, unsigned cpu, uint64_t t)
+{
+	return edf_schedule(s, cpu, t);
+}
+
+static void leave(void *s, unsigned task, uint64_t t)
+{
+	edf_leave(s, task, t);
+}
+
+static void block(void *s, unsigned task, uint64_t t)
+{
+	edf_block(s, task, t);
+}
+
+static void wake(void *s, unsigned task, uint64_t t)
+{
+	edf_wake(s, task, t);
+}
+
+static void complete(void *s, unsigned task, uint64_t t)
+{
+	edf_complete(s, task, t);
+}
+
+static void stats(void *s, unsigned task, struct sched_task_stats *out)
+{
+	edf_stats(s, task, out);
+}
+
+static void summary(void *s, sched_put_fn put, void *ctx)
+{
+	edf_summary(s, put, ctx);
+}
+
+struct edf *edf_plugin_engine(void *plugin_state)
+{
+	return plugin_state;
+}
+
+/* Both plugins drive the same engine; only admission differs. */
+#define EDF_PLUGIN_OPS                                                        \
+	.schedule = schedule, .join = join, .leave = leave, .block = block,  \
+	.wake = wake, .complete = complete, .stats = stats,                  \
+	.summary = summary
+
+const struct sched_plugin gedf = {
+	.name = "gedf",
+	.description = "global EDF: per-CPU queues, push/pull, CPU deadline "
+		       "heap (edf_cpudl=0 heap, 1 fmask, 2 original)",
+	.create = gedf_create,
+	EDF_PLUGIN_OPS,
+};
+
+const struct sched_plugin pedf = {
+	.name = "pedf",
+	.description = "partitioned EDF, first-fit decreasing by utilisation",
+	.create = pedf_create,
+	EDF_PLUGIN_OPS,
+};

@@ -1,0 +1,255 @@
+/*
+ * Host unit tests for sched/edf: the CPU deadline heap (cpudl) against a
+ * brute-force model under random operation sequences, the three push
+ * decisions against each other, the ready queue against a sorted model, and
+ * the exact utilisation sums.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../../sched/edf/cpudl.h"
+#include "../../../sched/edf/push.h"
+#include "../../../sched/edf/rq.h"
+#include "../../../sched/edf/usum.h"
+
+static int failures;
+
+#define EXPECT(cond, ...)                                                     \
+	do {                                                                  \
+		if (!(cond)) {                                                \
+			printf("FAIL %s:%d: ", __FILE__, __LINE__);           \
+			printf(__VA_ARGS__);                                  \
+			printf("\n");                                         \
+			failures++;                                           \
+		}                                                             \
+	} while (0)
+
+/* Everything the structures allocate, freed at the end. */
+static void *allocs[4096];
+static unsigned nallocs;
+
+static void *test_alloc(void *ctx, size_t size)
+{
+	(void)ctx;
+	void *p = calloc(1, size ? size : 1);
+	if (!p || nallocs == sizeof allocs / sizeof allocs[0])
+		abort();
+	return allocs[nallocs++] = p;
+}
+
+static void no_resched(void *ctx, unsigned cpu)
+{
+	(void)ctx;
+	(void)cpu;
+}
+
+static const struct sched_env env = { test_alloc, no_resched, 0 };
+
+static uint64_t rng = 88172645463325252ull;
+
+static uint64_t rnd(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return rng;
+}
+
+/* Model: key per CPU, UINT64_MAX = idle. The answer cpudl_find must give. */
+static int model_find(const uint64_t *key, unsigned cpus, uint64_t k)
+{
+	for (unsigned c = 0; c < cpus; c++)
+		if (key[c] == UINT64_MAX)
+			return (int)c;
+	int best = -1;
+	uint64_t best_key = k;
+	for (unsigned c = 0; c < cpus; c++)
+		if (key[c] > best_key) {
+			best = (int)c;
+			best_key = key[c];
+		}
+	return best;
+}
+
+static void test_cpudl_random(unsigned cpus, unsigned ops)
+{
+	struct cpudl h;
+	cpudl_init(&h, cpus, &env);
+	uint64_t *key = malloc(cpus * sizeof *key);
+	for (unsigned c = 0; c < cpus; c++)
+		key[c] = UINT64_MAX;
+	for (unsigned n = 0; n < ops; n++) {
+		unsigned cpu = (unsigned)(rnd() % cpus);
+		/* Distinct keys, as running jobs have (deadline, task). */
+		uint64_t k = (rnd() % 1000) << 16 | cpu;
+		if (rnd() % 3 == 0) {
+			cpudl_clear(&h, cpu);
+			key[cpu] = UINT64_MAX;
+		} else {
+			cpudl_set(&h, cpu, k);
+			key[cpu] = k;
+		}
+		EXPECT(cpudl_check(&h) == 0, "heap broken after op %u (M=%u)", n,
+		       cpus);
+		uint64_t probe = (rnd() % 1000) << 16 | 0xffff;
+		EXPECT(cpudl_find(&h, probe) == model_find(key, cpus, probe),
+		       "find differs after op %u (M=%u)", n, cpus);
+		unsigned busy = 0;
+		for (unsigned c = 0; c < cpus; c++)
+			busy += key[c] != UINT64_MAX;
+		EXPECT(h.size == busy, "size %u, model %u", h.size, busy);
+	}
+	free(key);
+}
+
+/* The three push structures agree on every find, with the queues' heads
+ * driven at random (the rq heads are set by hand). */
+static void test_push_modes(unsigned cpus, unsigned ops)
+{
+	struct edf_rq *rq = calloc(cpus, sizeof *rq);
+	struct edf_push p[EDF_PUSH_MODES];
+	for (unsigned c = 0; c < cpus; c++)
+		rq[c].earliest_curr = rq[c].earliest_next = EDF_KEY_NONE;
+	for (unsigned m = 0; m < EDF_PUSH_MODES; m++)
+		edf_push_init(&p[m], (enum edf_push_mode)m, cpus, rq, &env);
+	for (unsigned n = 0; n < ops; n++) {
+		unsigned cpu = (unsigned)(rnd() % cpus);
+		rq[cpu].earliest_curr = rnd() % 4 == 0
+			? EDF_KEY_NONE : ((rnd() % 500) << 16 | cpu);
+		for (unsigned m = 0; m < EDF_PUSH_MODES; m++) {
+			edf_push_update(&p[m], cpu);
+			EXPECT(edf_push_check(&p[m]) == 0, "%s out of step",
+			       edf_push_mode_name((enum edf_push_mode)m));
+		}
+		uint64_t probe = (rnd() % 500) << 16 | 0xffff;
+		int want = edf_push_find(&p[EDF_PUSH_ORIGINAL], probe);
+		for (unsigned m = 0; m < EDF_PUSH_MODES; m++)
+			EXPECT(edf_push_find(&p[m], probe) == want,
+			       "%s finds %d, original %d (M=%u)",
+			       edf_push_mode_name((enum edf_push_mode)m),
+			       edf_push_find(&p[m], probe), want, cpus);
+	}
+	free(rq);
+}
+
+/* A ready queue: head and next are the two smallest keys of a model set. */
+static void test_rq_random(unsigned ntasks, unsigned ops)
+{
+	uint64_t *key = calloc(ntasks, sizeof *key);
+	int *pos = malloc(ntasks * sizeof *pos);
+	int *in = calloc(ntasks, sizeof *in);
+	struct edf_rq rq;
+	for (unsigned i = 0; i < ntasks; i++)
+		pos[i] = -1;
+	edf_rq_init(&rq, ntasks, key, pos, &env);
+	for (unsigned n = 0; n < ops; n++) {
+		unsigned i = (unsigned)(rnd() % ntasks);
+		if (in[i]) {
+			edf_rq_dequeue(&rq, i);
+			in[i] = 0;
+		} else {
+			key[i] = (rnd() % 50) << 20 | i;
+			edf_rq_enqueue(&rq, i);
+			in[i] = 1;
+		}
+		int first = -1, second = -1;
+		unsigned count = 0;
+		for (unsigned j = 0; j < ntasks; j++) {
+			if (!in[j])
+				continue;
+			count++;
+			if (first < 0 || key[j] < key[first]) {
+				second = first;
+				first = (int)j;
+			} else if (second < 0 || key[j] < key[second]) {
+				second = (int)j;
+			}
+		}
+		EXPECT(rq.n == count, "rq has %u, model %u", rq.n, count);
+		EXPECT(edf_rq_curr(&rq) == first, "head %d, model %d",
+		       edf_rq_curr(&rq), first);
+		EXPECT(edf_rq_next(&rq) == second, "next %d, model %d",
+		       edf_rq_next(&rq), second);
+		EXPECT(rq.earliest_curr == (first < 0 ? EDF_KEY_NONE : key[first]),
+		       "cached curr");
+		EXPECT(rq.earliest_next ==
+		       (second < 0 ? EDF_KEY_NONE : key[second]), "cached next");
+	}
+	free(key);
+	free(pos);
+	free(in);
+}
+
+static int usum_of(const uint32_t (*t)[2], unsigned n, uint64_t bound)
+{
+	struct edf_usum u;
+	edf_usum_init(&u);
+	for (unsigned i = 0; i < n; i++)
+		edf_usum_add(&u, t[i][0], t[i][1]);
+	return edf_usum_at_most(&u, bound);
+}
+
+static void test_usum(void)
+{
+	static const uint32_t thirds[][2] = { { 1, 3 }, { 1, 3 }, { 1, 3 } };
+	EXPECT(usum_of(thirds, 3, 1) == 1, "1/3 * 3 <= 1");
+	static const uint32_t over[][2] = { { 1, 3 }, { 1, 3 }, { 1, 3 },
+					    { 1, 2147483647 } };
+	EXPECT(usum_of(over, 4, 1) == 0, "1 + 1/(2^31-1) > 1");
+	static const uint32_t full[][2] = { { 5, 5 }, { 7, 7 } };
+	EXPECT(usum_of(full, 2, 2) == 1 && usum_of(full, 2, 1) == 0, "2 <= 2");
+	/* Co-prime periods near 2^31 (the exact fraction overflows): the sum
+	 * is 1 + 4.7e-9, which the fixed point alone must see. */
+	static const uint32_t near[][2] = { { 1073741823, 2147483647 },
+					    { 1073741823, 2147483629 },
+					    { 1, 2147483587 },
+					    { 1, 2147483579 } };
+	EXPECT(usum_of(near, 4, 1) == 0, "near-1 sum above 1");
+	/* Random sums of small fractions against double arithmetic where the
+	 * margin is wide enough for doubles to be right. */
+	for (unsigned n = 0; n < 2000; n++) {
+		uint32_t t[8][2];
+		unsigned k = 1 + (unsigned)(rnd() % 8);
+		double sum = 0;
+		for (unsigned i = 0; i < k; i++) {
+			t[i][1] = 1 + (uint32_t)(rnd() % 100);
+			t[i][0] = 1 + (uint32_t)(rnd() % t[i][1]);
+			sum += (double)t[i][0] / t[i][1];
+		}
+		uint64_t bound = 1 + rnd() % 4;
+		int got = usum_of((const uint32_t (*)[2])t, k, bound);
+		if (sum < bound - 1e-9)
+			EXPECT(got == 1, "sum %f <= %llu", sum,
+			       (unsigned long long)bound);
+		else if (sum > bound + 1e-9)
+			EXPECT(got == 0, "sum %f > %llu", sum,
+			       (unsigned long long)bound);
+		else
+			EXPECT(got == 1, "sum %f == %llu", sum,
+			       (unsigned long long)bound);
+	}
+	EXPECT(edf_util_cmp(1, 3, 2, 6) == 0 && edf_util_cmp(1, 2, 1, 3) > 0 &&
+	       edf_util_cmp(2, 7, 1, 3) < 0, "util_cmp");
+}
+
+int main(void)
+{
+	static const unsigned sizes[] = { 1, 2, 3, 7, 64, 65, 130 };
+	for (unsigned i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+		test_cpudl_random(sizes[i], 3000);
+		test_push_modes(sizes[i], 2000);
+	}
+	test_rq_random(1, 200);
+	test_rq_random(37, 5000);
+	test_usum();
+	while (nallocs)
+		free(allocs[--nallocs]);
+	if (failures) {
+		printf("%d failures\n", failures);
+		return 1;
+	}
+	printf("ok\n");
+	return 0;
+}

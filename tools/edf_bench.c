@@ -1,0 +1,189 @@
+/*
+ * tools/edf_bench: times the global EDF plugin's push decision, enqueue and
+ * dequeue in TSC cycles, in the setting of the global EDF paper's Sec. 6.2:
+ * N = 3M tasks, total utilisation U = R * M, utilisations uniform over
+ * {sum = U, each in (0, 1)} (the distribution randfixedsum draws from; we
+ * draw it by UUniFast with rejection), periods log-uniform in [10, 100]
+ * quanta (the paper's 10-100 ms at a 1 ms quantum), e = round(u * p) >= 1.
+ *
+ *   edf_bench --cpus M --load R_PERCENT --mode 0|1|2 --slots T [--seed S]
+ *
+ * Prints one JSON object: the set's real utilisation and, per operation,
+ * the count and the mean cycles with the cost of reading the TSC removed.
+ * Host-only (floating point, libc).
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../lib/taskset.h"
+#include "../sched/edf/plugin.h"
+#include "../sched/sched.h"
+
+static uint64_t tsc(void)
+{
+	return __builtin_ia32_rdtsc();
+}
+
+/* All the plugin's memory, freed at the end. */
+static void **blocks;
+static size_t nblocks, cap_blocks;
+
+static void *arena_alloc(void *ctx, size_t size)
+{
+	(void)ctx;
+	if (nblocks == cap_blocks) {
+		cap_blocks = cap_blocks ? 2 * cap_blocks : 64;
+		blocks = realloc(blocks, cap_blocks * sizeof *blocks);
+	}
+	void *p = NULL;
+	if (!blocks || posix_memalign(&p, 16, size ? size : 1)) {
+		fprintf(stderr, "edf_bench: out of memory\n");
+		exit(1);
+	}
+	memset(p, 0, size);
+	return blocks[nblocks++] = p;
+}
+
+/* Every CPU is asked at every boundary anyway: nothing to do. */
+static void ignore_resched(void *ctx, unsigned cpu)
+{
+	(void)ctx;
+	(void)cpu;
+}
+
+static uint64_t rng_state;
+
+static double uniform(void)
+{
+	rng_state ^= rng_state << 13;
+	rng_state ^= rng_state >> 7;
+	rng_state ^= rng_state << 17;
+	return (double)(rng_state >> 11) / 9007199254740992.0;
+}
+
+/* UUniFast (Bini and Buttazzo), retried until every u_i <= 1. */
+static void utilisations(double *u, unsigned n, double total)
+{
+	for (;;) {
+		double left = total;
+		int ok = 1;
+		for (unsigned i = 0; i + 1 < n; i++) {
+			double next = left * pow(uniform(), 1.0 / (double)(n - 1 - i));
+			u[i] = left - next;
+			left = next;
+			ok &= u[i] <= 1.0;
+		}
+		u[n - 1] = left;
+		if (ok && left <= 1.0)
+			return;
+	}
+}
+
+static uint64_t arg(int argc, char **argv, const char *name, int need,
+		    uint64_t def)
+{
+	for (int i = 1; i + 1 < argc; i++)
+		if (!strcmp(argv[i], name))
+			return strtoull(argv[i + 1], NULL, 10);
+	if (need) {
+		fprintf(stderr, "usage: edf_bench --cpus M --load R_PERCENT "
+			"--mode 0|1|2 --slots T [--seed S]\n");
+		exit(2);
+	}
+	return def;
+}
+
+int main(int argc, char **argv)
+{
+	unsigned cpus = (unsigned)arg(argc, argv, "--cpus", 1, 0);
+	unsigned load = (unsigned)arg(argc, argv, "--load", 1, 0);
+	uint64_t mode = arg(argc, argv, "--mode", 1, 0);
+	uint64_t slots = arg(argc, argv, "--slots", 1, 0);
+	rng_state = arg(argc, argv, "--seed", 0, 1) * 2654435761u + 1;
+	if (cpus == 0 || load == 0 || load > 100) {
+		fprintf(stderr, "edf_bench: need --cpus >= 1, 1 <= --load <= 100\n");
+		return 2;
+	}
+
+	unsigned n = 3 * cpus;
+	double *u = calloc(n, sizeof *u);
+	struct taskset ts = { .task = calloc(n, sizeof(struct task_spec)),
+			      .max_tasks = n };
+	utilisations(u, n, cpus * load / 100.0);
+	/* Rounding e can lift U above M at 100 %: give back a quantum at a
+	 * time from the largest tasks until it fits. */
+	double real_u = 0;
+	for (unsigned i = 0; i < n; i++) {
+		struct task_spec *t = &ts.task[i];
+		snprintf(t->name, sizeof t->name, "T%u", i);
+		t->p = (uint32_t)lround(exp(log(10.0) + uniform() * log(10.0)));
+		long e = lround(u[i] * t->p);
+		t->e = (uint32_t)(e < 1 ? 1 : e > t->p ? t->p : e);
+		t->d = t->p;
+		t->line = i + 1;
+		real_u += (double)t->e / t->p;
+	}
+	for (unsigned i = 0; real_u > cpus && i < n; i++)
+		if (ts.task[i].e > 1) {
+			real_u -= 1.0 / ts.task[i].p;
+			ts.task[i].e--;
+		}
+	ts.ntasks = n;
+
+	struct sched_param param = { "edf_cpudl", mode };
+	struct sched_config cfg = { .cpus = cpus, .tasks = &ts, .params = &param,
+				    .nparams = 1, .seed = 1 };
+	struct sched_env env = { arena_alloc, ignore_resched, NULL };
+	struct sched_error err = { { 0 } };
+	const struct sched_plugin *gedf = sched_find("gedf");
+	void *s = gedf->create(&cfg, &env, &err);
+	if (!s) {
+		fprintf(stderr, "edf_bench: %s\n", err.msg);
+		return 1;
+	}
+	struct edf *engine = edf_plugin_engine(s);
+	edf_set_clock(engine, tsc);
+
+	/* What one timed section costs with nothing in it. */
+	uint64_t empty = UINT64_MAX;
+	for (int i = 0; i < 1000; i++) {
+		uint64_t a = tsc(), b = tsc();
+		if (b - a < empty)
+			empty = b - a;
+	}
+	uint64_t idle = 0;
+	for (uint64_t t = 0; t < slots; t++)
+		for (unsigned k = 0; k < cpus; k++)
+			idle += gedf->schedule(s, k, t) == SCHED_IDLE;
+
+	struct edf_op_stats ops;
+	edf_op_stats(engine, &ops);
+	static const char *const names[EDF_OPS] = { "push_find", "enqueue",
+						    "dequeue" };
+	printf("{\"cpus\": %u, \"load\": %.2f, \"utilisation\": %.4f, "
+	       "\"mode\": \"%s\", \"slots\": %llu, \"idle_fraction\": %.4f, "
+	       "\"tsc_overhead\": %llu", cpus, load / 100.0, real_u,
+	       edf_push_mode_name((enum edf_push_mode)mode),
+	       (unsigned long long)slots,
+	       slots ? (double)idle / ((double)slots * cpus) : 0.0,
+	       (unsigned long long)empty);
+	for (unsigned op = 0; op < EDF_OPS; op++) {
+		double mean = ops.count[op]
+			? (double)ops.cycles[op] / (double)ops.count[op] -
+			  (double)empty : 0.0;
+		printf(", \"%s_count\": %llu, \"%s_cycles\": %.1f", names[op],
+		       (unsigned long long)ops.count[op], names[op],
+		       mean < 0 ? 0.0 : mean);
+	}
+	printf("}\n");
+
+	while (nblocks)
+		free(blocks[--nblocks]);
+	free(blocks);
+	free(ts.task);
+	free(u);
+	return 0;
+}
