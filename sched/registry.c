@@ -2,8 +2,10 @@
 #include "sched.h"
 
 /* Each plugin adds its extern declaration and its entry below. */
+extern const struct sched_plugin gdq_plugin;
 
 const struct sched_plugin *const sched_plugins[] = {
+	&gdq_plugin,
 	0,
 };
 
