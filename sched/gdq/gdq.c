@@ -504,6 +504,18 @@ static void gdq_summary(void *st, sched_put_fn put, void *ctx)
 		put(ctx, "max_error", s->max_num, (int64_t)s->max_den);
 		put(ctx, "min_error", s->min_num, (int64_t)s->min_den);
 	}
+	for (unsigned k = 0; k < GDQ_ORDERS; k++) {
+		const struct gdq_mfq_client *c = &s->cli[k];
+		if (!c->ceil)
+			continue;
+		uint64_t fl = c->ceil - (c->hatw != 0);
+		fmt_snprintf(key, sizeof key, "group%u_weight", k);
+		put(ctx, key, (int64_t)((fl * s->phi_total + c->hatw) / s->P), 1);
+		fmt_snprintf(key, sizeof key, "group%u_floor", k);
+		put(ctx, key, (int64_t)fl, 1);
+		fmt_snprintf(key, sizeof key, "group%u_ceil", k);
+		put(ctx, key, c->ceil, 1);
+	}
 	/* Few tasks: their final weights and errors, by name. */
 	for (unsigned i = 0; i < s->n && s->n <= 64; i++) {
 		if (!runnable(s, i))
