@@ -78,8 +78,9 @@ static bool runnable(const struct gdq *s, unsigned i)
  */
 static void adjust_weights(struct gdq *s, uint64_t *phi)
 {
+	const uint64_t capped = UINT64_MAX;
 	unsigned n = 0, k = 0;
-	uint64_t cap = 0;
+	uint64_t w;
 
 	for (unsigned i = 0; i < s->n; i++) {
 		phi[i] = runnable(s, i) ? s->w0[i] : 0;
@@ -91,27 +92,26 @@ static void adjust_weights(struct gdq *s, uint64_t *phi)
 			phi[i] = phi[i] ? 1 : 0;
 		return;
 	}
+	/* k < P always: with k = P - 1 capped, the rest sum to w. */
 	for (;;) {
 		uint64_t rest = 0;
 		unsigned newly = 0;
 		for (unsigned i = 0; i < s->n; i++)
-			if (phi[i] && !(k && phi[i] > cap))
+			if (phi[i] != capped)
 				rest += phi[i];
-		uint64_t w = rest / (s->P - k);
+		w = rest / (s->P - k);
 		for (unsigned i = 0; i < s->n; i++)
-			if (phi[i] > w && !(k && phi[i] > cap))
+			if (phi[i] != capped && phi[i] > w) {
+				phi[i] = capped;
 				newly++;
+			}
 		if (!newly)
 			break;
-		/* Everything above w is capped from now on; w only decreases. */
-		cap = w;
-		k = 0;
-		for (unsigned i = 0; i < s->n; i++)
-			k += phi[i] > cap;
+		k += newly;
 	}
 	for (unsigned i = 0; i < s->n; i++)
-		if (k && phi[i] > cap) {
-			phi[i] = cap;
+		if (phi[i] == capped) {
+			phi[i] = w;
 			s->nadjusted++;
 		}
 }
