@@ -4,12 +4,14 @@
 /* Each plugin adds its extern declaration and its entry below. */
 extern const struct sched_plugin pd2;
 extern const struct sched_plugin spd2;
+extern const struct sched_plugin gdq_plugin;
 extern const struct sched_plugin gedf;
 extern const struct sched_plugin pedf;
 
 const struct sched_plugin *const sched_plugins[] = {
 	&pd2,
 	&spd2,
+	&gdq_plugin,
 	&gedf,
 	&pedf,
 	0,

@@ -1,0 +1,174 @@
+"""GDQ through tools/schedsim: the Appendix A.2 grouping, Theorem 3.6 on
+random mixes against the reference in gdq_ref.py, scheduling invariants
+under arrivals and departures, and bad input."""
+import os
+import random
+from fractions import Fraction
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+import gdq_ref
+from conftest import run_schedsim
+
+# schedsim never frees its arena; that is not what these tests look at.
+os.environ.setdefault("ASAN_OPTIONS", "detect_leaks=0")
+
+A2_WEIGHTS = [2, 2, 3, 4, 4, 4, 4, 6, 6, 9]
+
+
+def tasks_text(weights, prefix="C"):
+    return "".join(f"task {prefix}{i + 1} weight={w}\n"
+                   for i, w in enumerate(weights))
+
+
+def close(value, frac):
+    return abs(Fraction(value).limit_denominator(10**9) - frac) <= \
+        Fraction(1, 10**5)
+
+
+def test_appendix_a21_grouping(tmp_path):
+    """A.2.1/A.2.2: G1 = {C1..C3} of weight 7, G2 = {C4..C9} of 28, G3 =
+    {C10} of 9; with P = 4, G2 gets floor(28 * 4 / 44) = 2 dedicated
+    processors, G1 and G3 none."""
+    assert gdq_ref.groups(A2_WEIGHTS, 4) == {1: (7, 0, 1), 2: (28, 2, 3),
+                                             3: (9, 0, 1)}
+    _, summary = run_schedsim(tasks_text(A2_WEIGHTS), "gdq", 4, 1, tmp_path)
+    got = {k: (summary[f"group{k}_weight"], summary[f"group{k}_floor"],
+               summary[f"group{k}_ceil"])
+           for k in range(32) if f"group{k}_weight" in summary}
+    assert got == gdq_ref.groups(A2_WEIGHTS, 4)
+
+
+def check_run(rows, summary, names, weights, cpus, delta, T):
+    """Every invariant of a static mix, against the reference."""
+    phi = dict(zip(names, gdq_ref.feasible_weights(weights, cpus)))
+    for n in names:
+        assert summary[f"phi_{n}"] == phi[n]
+    g = len(gdq_ref.groups(list(phi.values()), cpus))
+    lo, hi = gdq_ref.theorem_3_6_bounds(delta, T, g)
+    busy = min(cpus, len(names))
+    worst_hi, worst_lo = Fraction(-10**9), Fraction(10**9)
+    for t, (cpu_row, errs) in enumerate(
+            zip(rows, gdq_ref.service_errors(rows, names, phi))):
+        ran = [c for c in cpu_row if c is not None]
+        assert len(ran) == len(set(ran)), f"slot {t}: a task on two CPUs"
+        assert len(ran) == busy, f"slot {t}: a CPU idles with work waiting"
+        for n, e in errs.items():
+            assert lo <= e <= hi, f"slot {t}: {n} error {e} outside " \
+                                  f"[{lo}, {hi}] (Theorem 3.6)"
+        worst_hi = max(worst_hi, max(errs.values()))
+        worst_lo = min(worst_lo, min(errs.values()))
+    assert close(summary["max_error"], worst_hi)
+    assert close(summary["min_error"], worst_lo)
+    for n in names:
+        assert close(summary[f"err_{n}"], errs[n])
+        assert summary["tasks"][n]["quanta"] == sum(
+            row.count(n) for row in rows)
+
+
+@pytest.mark.parametrize("cpus", [1, 2, 4])
+def test_appendix_mix_within_theorem_3_6(tmp_path, cpus):
+    names = [f"C{i + 1}" for i in range(len(A2_WEIGHTS))]
+    rows, summary = run_schedsim(tasks_text(A2_WEIGHTS), "gdq", cpus, 600,
+                                 tmp_path, "--param", "gdq_T=20",
+                                 "--param", "gdq_delta=4")
+    check_run(rows, summary, names, A2_WEIGHTS, cpus, 4, 20)
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), cpus=st.integers(1, 6),
+       T=st.sampled_from([5, 10, 20, 40]), delta=st.sampled_from([1, 2, 4]),
+       extra=st.integers(0, 30), wmax=st.sampled_from([4, 64, 3000]))
+def test_random_mixes_within_theorem_3_6(tmp_path_factory, seed, cpus, T,
+                                         delta, extra, wmax):
+    rng = random.Random(seed)
+    n = cpus + extra
+    weights = [rng.randint(1, wmax) for _ in range(n)]
+    names = [f"C{i + 1}" for i in range(n)]
+    rows, summary = run_schedsim(
+        tasks_text(weights), "gdq", cpus, 300,
+        tmp_path_factory.mktemp("gdq"), "--param", f"gdq_T={T}",
+        "--param", f"gdq_delta={delta}")
+    check_run(rows, summary, names, weights, cpus, delta, T)
+
+
+def test_fewer_processes_than_processors(tmp_path):
+    rows, summary = run_schedsim(tasks_text([5, 100]), "gdq", 4, 10,
+                                 tmp_path)
+    for row in rows:
+        assert sorted(c for c in row if c) == ["C1", "C2"]
+        assert row.count(None) == 2
+
+
+def test_infeasible_weights_are_capped(tmp_path):
+    """P = 2, weights 100, 1, 1: 100 > 102 / 2, capped to (1 + 1) / 1."""
+    weights = [100, 1, 1]
+    assert gdq_ref.feasible_weights(weights, 2) == [2, 1, 1]
+    rows, summary = run_schedsim(tasks_text(weights), "gdq", 2, 200,
+                                 tmp_path)
+    assert summary["adjusted"] == 1
+    assert summary["phi_C1"] == 2
+    # The capped process is entitled to a whole processor and gets it.
+    assert summary["tasks"]["C1"]["quanta"] == 200
+    check_run(rows, summary, ["C1", "C2", "C3"], weights, 2, 4, 20)
+
+
+def test_ep_tasks_use_scaled_weights(tmp_path):
+    text = "task A e=1 p=3\ntask B e=2 p=3\ntask C e=1 p=7\n"
+    _, summary = run_schedsim(text, "gdq", 1, 50, tmp_path)
+    assert summary["phi_A"] == gdq_ref.ep_weight(1, 3) == 21845
+    assert summary["phi_B"] == gdq_ref.ep_weight(2, 3) == 43691
+    assert summary["phi_C"] == gdq_ref.ep_weight(1, 7)
+    for task in "ABC":
+        assert summary["tasks"][task]["jobs"] == 0
+        assert summary["tasks"][task]["misses"] == 0
+
+
+@settings(max_examples=15, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), cpus=st.integers(1, 4))
+def test_arrivals_and_departures_keep_invariants(tmp_path_factory, seed,
+                                                 cpus):
+    """Random join/leave/block/wake: nobody runs twice in a slot, absent or
+    blocked processes never run, and no CPU idles while at least P
+    processes are runnable."""
+    rng = random.Random(seed)
+    n = cpus + rng.randint(0, 12)
+    weights = [rng.randint(1, 40) for _ in range(n)]
+    names = [f"C{i + 1}" for i in range(n)]
+    state = dict.fromkeys(names, "run")
+    events, timeline = [], {}
+    for t in sorted(rng.sample(range(1, 250), 12)):
+        name = rng.choice(names)
+        act = {"run": rng.choice(["leave", "block"]),
+               "gone": "join", "blocked": rng.choice(["wake", "leave"])}[
+            state[name]]
+        state[name] = {"leave": "gone", "block": "blocked", "join": "run",
+                       "wake": "run"}[act]
+        events.append(f"at {t} {act} {name}\n")
+        timeline[t] = dict(state)
+    text = tasks_text(weights) + "".join(events)
+    rows, summary = run_schedsim(text, "gdq", cpus, 300,
+                                 tmp_path_factory.mktemp("gdqdyn"))
+    now = dict.fromkeys(names, "run")
+    for t, row in enumerate(rows):
+        now = timeline.get(t, now)
+        ran = [c for c in row if c is not None]
+        assert len(ran) == len(set(ran)), f"slot {t}: a task on two CPUs"
+        runnable = [m for m in names if now[m] == "run"]
+        assert set(ran) <= set(runnable), f"slot {t}: ran {ran}"
+        assert len(ran) == min(cpus, len(runnable)), \
+            f"slot {t}: idle CPU with {len(runnable)} runnable"
+
+
+def test_bad_input_is_reported(tmp_path):
+    proc = run_schedsim("task A weight=0\n", "gdq", 2, 5, tmp_path,
+                        check=False)
+    assert proc.returncode != 0 and "set.tasks:1" in proc.stderr
+    proc = run_schedsim("task A e=1 p=2000000000\n", "gdq", 2, 5, tmp_path,
+                        check=False)
+    assert proc.returncode != 0
+    assert "task A" in proc.stderr and "rounds" in proc.stderr
+    proc = run_schedsim("task A weight=3\n", "gdq", 2, 5, tmp_path,
+                        "--param", "gdq_T=0", check=False)
+    assert proc.returncode != 0 and "gdq_T" in proc.stderr
