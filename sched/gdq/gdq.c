@@ -44,6 +44,7 @@ struct gdq {
 	struct gdq_queue **cpu_q;
 	bool *dedicated;
 	uint64_t *next_mfq;
+	struct gdq_queue **swap_to;     /* see plan_stall() */
 	/* Service errors (Sec. 3.1) as num / phi_total, extremes as num/den. */
 	int64_t max_num, min_num;
 	uint64_t max_den, min_den;
@@ -257,6 +258,7 @@ static void reallocate(struct gdq *s)
 		s->cpu_group[j] = -1;
 		s->cpu_q[j] = 0;
 		s->dedicated[j] = false;
+		s->swap_to[j] = 0;
 	}
 	for (unsigned k = GDQ_ORDERS; k-- > 0;) {
 		unsigned fl = s->cli[k].ceil - (s->cli[k].hatw != 0);
@@ -316,6 +318,7 @@ static void *gdq_create(const struct sched_config *cfg,
 	s->cpu_q = env->alloc(env->ctx, P * sizeof *s->cpu_q);
 	s->dedicated = env->alloc(env->ctx, P * sizeof *s->dedicated);
 	s->next_mfq = env->alloc(env->ctx, P * sizeof *s->next_mfq);
+	s->swap_to = env->alloc(env->ctx, P * sizeof *s->swap_to);
 	for (unsigned j = 0; j < P; j++)
 		s->next_mfq[j] = s->T + (j * s->T + P - 1) / P;
 	for (unsigned i = 0; i < n; i++) {
@@ -378,6 +381,51 @@ static void start_phases(struct gdq *s, uint64_t t)
 		reallocate(s);
 }
 
+/*
+ * Which queue a group stalls when it loses processor cpu. REASSIGN stalls
+ * cpu's own queue; we then also hand that queue to the processor on the
+ * group's active queue of greatest NVT, which stalls that queue instead
+ * when it next picks. Processors are interchangeable inside a group, and
+ * otherwise a process alone in a queue whose processor happens to be
+ * dedicated runs without a break while the group's other processes share
+ * what is left: its error then grows without bound (e.g. weights 4, 7, 7
+ * as one group on 3 processors), which Theorem 3.6's analysis of "almost
+ * infeasible" processes does not cover. The exchange waits for the other
+ * processor's own next pick so that nothing it ran in this slot can be
+ * stolen from the stalled queue and run twice.
+ */
+static void plan_stall(struct gdq *s, unsigned cpu)
+{
+	struct gdq_queue *mine = s->cpu_q[cpu], *fast = mine;
+	int k = s->cpu_group[cpu];
+
+	if (!mine)
+		return;
+	for (unsigned j = 0; j < s->P; j++) {
+		struct gdq_queue *q = s->cpu_q[j];
+		if (j != cpu && s->cpu_group[j] == k && q && q->nv > fast->nv)
+			fast = q;
+	}
+	if (fast != mine)
+		s->swap_to[fast->cpu] = mine;
+}
+
+static void take_planned_stall(struct gdq *s, unsigned cpu)
+{
+	struct gdq_queue *q = s->swap_to[cpu], *mine = s->cpu_q[cpu];
+	int k = s->cpu_group[cpu];
+
+	s->swap_to[cpu] = 0;
+	if (!q || !mine || q->cpu >= 0 || k < 0 ||
+	    q < s->grp[k].q || q >= s->grp[k].q + s->grp[k].nq)
+		return;
+	mine->cpu = -1;
+	q->cpu = (int)cpu;
+	s->cpu_q[cpu] = q;
+	if (!q->n)
+		gdq_refill(&s->grp[k], q);
+}
+
 /* MFQ(p_j) (Sec. 2.2.1); an idle processor looks for work every quantum. */
 static void mfq(struct gdq *s, unsigned cpu, uint64_t t)
 {
@@ -391,6 +439,7 @@ static void mfq(struct gdq *s, unsigned cpu, uint64_t t)
 	int from = s->cpu_group[cpu];
 	int to = gdq_mfq_pick(s->cli, GDQ_ORDERS, from);   /* lines 3-7 */
 	if (to != from) {                                   /* lines 8-9 */
+		plan_stall(s, cpu);
 		unbind(s, cpu);
 		if (to >= 0)
 			bind(s, cpu, (unsigned)to);
@@ -405,6 +454,7 @@ static int gdq_schedule(void *st, unsigned cpu, uint64_t t)
 	if (cpu == 0 && s->pending_phase)
 		start_phases(s, t);
 	mfq(s, cpu, t);
+	take_planned_stall(s, cpu);
 	/*
 	 * Sec. 2.4: a queue that empties and cannot be refilled hands its
 	 * processor to another group by MFQ (or leaves it idle). Each group is

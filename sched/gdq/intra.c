@@ -86,6 +86,14 @@ bool gdq_refill(struct gdq_group *g, struct gdq_queue *q)
 
 	if (!min || min == q)
 		return false;
+	/*
+	 * An empty queue's NVT went stale while it was empty; the paper does
+	 * not say what it should be. It continues the round of the queue it
+	 * takes from, so that it neither races ahead of the others nor holds
+	 * the stolen process back.
+	 */
+	if (!q->n)
+		q->nv = min->nv;
 	gdq_move_process(min->cur->next, q);
 	return true;
 }

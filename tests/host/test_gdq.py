@@ -172,3 +172,21 @@ def test_bad_input_is_reported(tmp_path):
     proc = run_schedsim("task A weight=3\n", "gdq", 2, 5, tmp_path,
                         "--param", "gdq_T=0", check=False)
     assert proc.returncode != 0 and "gdq_T" in proc.stderr
+
+
+@pytest.mark.parametrize("weights,cpus,T,delta", [
+    # One group of 4, 7, 7 on 3 processors: each queue holds one process,
+    # and only the stalling of the fastest queue keeps the light one from
+    # running on a processor of its own (found by a long random run).
+    ([4, 1, 19301, 48142, 2], 3, 40, 1),
+    # Two singleton queues sharing about one processor.
+    ([5, 621, 10, 10, 20760, 654, 823, 66725, 558, 515, 923, 1, 477, 930,
+      434, 21560, 23257, 4, 3, 178, 9, 47146, 88406, 23835, 816], 2, 5, 4),
+])
+def test_singleton_queues_stay_within_theorem_3_6(tmp_path, weights, cpus, T,
+                                                  delta):
+    names = [f"C{i + 1}" for i in range(len(weights))]
+    rows, summary = run_schedsim(tasks_text(weights), "gdq", cpus, 2500,
+                                 tmp_path, "--param", f"gdq_T={T}",
+                                 "--param", f"gdq_delta={delta}")
+    check_run(rows, summary, names, weights, cpus, delta, T)

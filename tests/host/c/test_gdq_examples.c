@@ -188,10 +188,11 @@ static void test_intra_group(void)
 	 * t + 15: p4 joins G2 and takes the empty Q3; at its turn it pulls in
 	 * next(C(MinQ)). The text says it takes C5 from Q1, but by then p1 has
 	 * ended a round (nv(Q1) = 6) while nv(Q2) = 5, so GET-MIN-QUEUE gives
-	 * Q2 and next(C(Q2)) = C7. The text's state at t + 18 (nv(Q3) = 8)
-	 * cannot come from INTRAGROUP either: line 9 raises nv_Q by at most one
-	 * a quantum, and nv(Q3) was 2 when p4 took it. We check what the
-	 * pseudocode gives from t + 15 on.
+	 * Q2 and next(C(Q2)) = C7. The empty Q3 takes over Q2's NVT (5) as it
+	 * refills (sched/gdq/intra.c says why), then its round counter climbs
+	 * by one a quantum (line 9) while p4 serves C7 alone. We check what the
+	 * pseudocode gives from t + 15 on; the text's "nv(Q3) = 8, nv(Q2) = 6"
+	 * at t + 18 is one quantum off this (8 at t + 17).
 	 */
 	q[2].cpu = 4;
 	step(r);
@@ -200,7 +201,7 @@ static void test_intra_group(void)
 	      "t+15: p4 pulls C7 from Q2 and runs it (ran C%d)", r[2]);
 	for (int t = 16; t <= 18; t++) {
 		step(r);
-		CHECK(r[2] == 7 && q[2].nv == (uint64_t)t - 12,
+		CHECK(r[2] == 7 && q[2].nv == (uint64_t)t - 9,
 		      "t+%d: p4 runs C7, nv(Q3) climbs by one a quantum", t);
 	}
 	CHECK(q[0].n == 3 && q[1].n == 2 && q[2].n == 1, "t+18: 3/2/1 split");
