@@ -20,6 +20,16 @@ at 15 leave B
 at 30 join B
 """
 
+SHARES = """\
+task A weight=3
+task B weight=1
+task C weight=2
+task D weight=5
+task E weight=1
+at 20 block C
+at 33 wake C
+"""
+
 
 def kernel_schedule(serial):
     """The schedule JSON lines the kernel printed, in order."""
@@ -37,13 +47,13 @@ def simulator_schedule(sched, cpus, slots, tasks_file):
 
 @pytest.mark.parametrize("sched,cpus,taskset", [
     ("spd2", 2, "default"), ("spd2", 3, "dynamic"), ("pd2", 4, "default"),
-    ("pd2", 2, "dynamic"), ("gedf", 3, "dynamic"), ("pedf", 3, "default")])
+    ("pd2", 2, "dynamic"), ("gedf", 3, "dynamic"), ("pedf", 3, "default"), ("gdq", 3, "shares")])
 def test_kernel_schedule_equals_simulator(iso_with, tmp_path, sched, cpus,
                                           taskset):
     tasks = ROOT / "tasks" / "default.tasks"
-    if taskset == "dynamic":
-        tasks = tmp_path / "dynamic.tasks"
-        tasks.write_text(DYNAMIC)
+    if taskset != "default":
+        tasks = tmp_path / f"{taskset}.tasks"
+        tasks.write_text({"dynamic": DYNAMIC, "shares": SHARES}[taskset])
     slots = 60
     iso = iso_with(f"sched={sched} slots={slots}", tasks=tasks)
     boot = qemu(iso, smp=cpus, icount=ICOUNT)
