@@ -37,6 +37,14 @@
  *   max(t, the next periodic release), keeping jobs at least p apart.
  * Events at t are applied after the slot t - 1 has been charged and the
  * releases at t made.
+ *
+ * Driving it: the engine counts time by the t of its calls, so the driver
+ * calls schedule(cpu, t) for every CPU at every (aligned) boundary, as the
+ * simulator does; the first call at t charges slot t - 1 to what each CPU
+ * was last told and makes the boundary's completions and releases, with
+ * their pushes and pulls. A CPU whose job changed outside its own call is
+ * asked to reschedule through env->resched (the kernel's IPI); asking again
+ * in the same slot returns the current choice, and a slot is charged once.
  */
 #ifndef SCHED_EDF_EDF_H
 #define SCHED_EDF_EDF_H
