@@ -54,7 +54,8 @@
 #include "../sched.h"
 #include "push.h"
 
-/* Task indices take the low bits of a key, the deadline the rest. */
+/* Task indices take the low bits of a key, the deadline (below 2^44
+ * quanta) the rest. */
 #define EDF_TASK_BITS 20
 #define EDF_MAX_TASKS (1u << EDF_TASK_BITS)
 
@@ -83,18 +84,18 @@ struct edf *edf_create(const struct sched_config *cfg,
 		       const unsigned *partition, struct sched_error *err);
 
 int edf_schedule(struct edf *s, unsigned cpu, uint64_t t);
-int edf_join(struct edf *s, unsigned task, uint64_t t, unsigned cpu);
+/* A task that left comes back, on the CPU it was on (P-EDF: its own). */
+int edf_join(struct edf *s, unsigned task, uint64_t t,
+	     struct sched_error *err);
 void edf_leave(struct edf *s, unsigned task, uint64_t t);
 void edf_block(struct edf *s, unsigned task, uint64_t t);
 void edf_wake(struct edf *s, unsigned task, uint64_t t);
 void edf_complete(struct edf *s, unsigned task, uint64_t t);
 void edf_stats(struct edf *s, unsigned task, struct sched_task_stats *out);
+/* Summary keys: pushes and pulls (G-EDF), reschedules (requests sent
+ * through env->resched), dropped_jobs (by a wake after the deadline). */
 void edf_summary(struct edf *s, sched_put_fn put, void *ctx);
 
-/* Present tasks (for admission of a join). */
-int edf_task_present(const struct edf *s, unsigned task);
-/* The CPU a task is on (P-EDF: its partition). */
-unsigned edf_task_cpu(const struct edf *s, unsigned task);
 
 /*
  * Times enqueue, dequeue and the push decision with clock (e.g. the TSC);
