@@ -1,8 +1,10 @@
 """The gedf and pedf plugins (sched/edf) through tools/schedsim, against the
 independent reference of edf_ref.py: the exact set of running jobs after
 every slot, the per-task accounting, and the bounds from the literature."""
+import random
 from fractions import Fraction
 
+import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from conftest import run_schedsim
@@ -114,6 +116,26 @@ def test_pedf_matches_reference(tmp_path, data):
         return
     events = data.draw(event_lists(tasks, 50))
     check_against_reference(tasks, cpus, 50, tmp_path, events, sched="pedf")
+
+
+@pytest.mark.parametrize("mode", [0, 1, 2])
+def test_many_cpus_match_reference(tmp_path, mode):
+    """M = 70: the free-CPU masks span two 64-bit words. 2.5 tasks per CPU
+    with random periods, U just under M, phases spread, some events."""
+    rnd = random.Random(70 + mode)
+    cpus, tasks, total = 70, [], Fraction(0)
+    while len(tasks) < 175:
+        p = rnd.randint(2, 30)
+        e = rnd.randint(1, p)
+        if total + Fraction(e, p) > cpus:
+            break
+        total += Fraction(e, p)
+        tasks.append(Task(f"T{len(tasks)}", e, p, rnd.randint(e, p),
+                          rnd.randint(0, 9)))
+    events = [(20, "block", "T3"), (25, "leave", "T7"), (31, "wake", "T3"),
+              (40, "join", "T7"), (41, "block", "T100"), (90, "wake", "T100")]
+    check_against_reference(tasks, cpus, 150, tmp_path, events,
+                            extra=("--param", f"edf_cpudl={mode}"))
 
 
 @settings(max_examples=20, **SETTINGS)
