@@ -229,6 +229,16 @@ def test_overload_is_refused_naming_the_task(tmp_path):
     assert "task D (line 4): total utilisation exceeds M = 2" in err
 
 
+def test_admission_is_exact(tmp_path):
+    """U = 1/3 + 1/3 + 1/3 = M = 1 exactly is admitted (and EDF meets every
+    deadline on one CPU); a further 1/1000003 is refused, by name."""
+    thirds = "task A e=1 p=3\ntask B e=1 p=3\ntask C e=1 p=3\n"
+    rows, summary = run_schedsim(thirds, "gedf", 1, 30, tmp_path)
+    assert summary["misses"] == 0
+    err = run_bad(tmp_path, thirds + "task D e=1 p=1000003\n", "gedf", 1)
+    assert "task D (line 4): total utilisation exceeds M = 1" in err
+
+
 def test_unpartitionable_set_names_the_task(tmp_path):
     # Three tasks of 2/3 fit G-EDF's U <= 2 but not two bins of 1: FFD puts
     # T0 and T1 on CPUs 0 and 1, and T2 fits on neither.
