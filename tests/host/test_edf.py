@@ -239,6 +239,41 @@ def test_admission_is_exact(tmp_path):
     assert "task D (line 4): total utilisation exceeds M = 1" in err
 
 
+@settings(max_examples=40, **SETTINGS)
+@given(st.integers(1, 4), st.lists(st.tuples(st.integers(1, 2**31 - 1),
+                                              st.integers(1, 2**31 - 1)),
+                                    min_size=1, max_size=5),
+       st.integers(2, 2**31 - 1), st.sampled_from([-1, 0, 1]))
+def test_admission_near_m_with_large_periods(tmp_path, cpus, fracs, p, side):
+    """Sums within 1/p of M with periods up to 2^31: admitted exactly when
+    U <= M, against Python's fractions; a sum the plugin cannot settle is
+    refused as such, never as an overload."""
+    tasks = [Task(f"T{i}", min(a, b), max(a, b), max(a, b))
+             for i, (a, b) in enumerate(fracs)]
+    total = sum(Fraction(t.e, t.p) for t in tasks)
+    rest = cpus - total
+    if not 0 < rest <= 1:
+        return
+    e = {-1: rest.numerator * p // rest.denominator,
+         0: rest.numerator * p // rest.denominator,
+         1: -(-rest.numerator * p // rest.denominator)}[side]
+    last = (Task("LAST", rest.numerator, rest.denominator,
+                 rest.denominator)
+            if side == 0 and rest.denominator < 2**31 else
+            Task("LAST", e, p, p))
+    if not 1 <= last.e <= last.p:
+        return
+    tasks.append(last)
+    fits = total + Fraction(last.e, last.p) <= cpus
+    proc = run_schedsim(tasks_text(tasks), "gedf", cpus, 0, tmp_path,
+                        check=False)
+    if fits:
+        assert proc.returncode == 0 or "cannot tell exactly" in proc.stderr
+    else:
+        assert proc.returncode != 0
+        assert "total utilisation exceeds" in proc.stderr, proc.stderr
+
+
 def test_unpartitionable_set_names_the_task(tmp_path):
     # Three tasks of 2/3 fit G-EDF's U <= 2 but not two bins of 1: FFD puts
     # T0 and T1 on CPUs 0 and 1, and T2 fits on neither.
