@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../lib/parse_num.h"
 #include "../lib/taskset.h"
 #include "../sched/edf/plugin.h"
 #include "../sched/sched.h"
@@ -85,9 +86,19 @@ static void utilisations(double *u, unsigned n, double total)
 static uint64_t arg(int argc, char **argv, const char *name, int need,
 		    uint64_t def)
 {
-	for (int i = 1; i + 1 < argc; i++)
-		if (!strcmp(argv[i], name))
-			return strtoull(argv[i + 1], NULL, 10);
+	for (int i = 1; i + 1 < argc; i++) {
+		if (strcmp(argv[i], name))
+			continue;
+		uint64_t v;
+		const char *s = argv[i + 1];
+		enum parse_num_status st = parse_u64(s, strlen(s), UINT32_MAX, &v);
+		if (st != PARSE_NUM_OK) {
+			fprintf(stderr, "edf_bench: %s %s: %s\n", name, s,
+				parse_num_reason(st));
+			exit(2);
+		}
+		return v;
+	}
 	if (need) {
 		fprintf(stderr, "usage: edf_bench --cpus M --load R_PERCENT "
 			"--mode 0|1|2 --slots T [--seed S]\n");
@@ -103,8 +114,9 @@ int main(int argc, char **argv)
 	uint64_t mode = arg(argc, argv, "--mode", 1, 0);
 	uint64_t slots = arg(argc, argv, "--slots", 1, 0);
 	rng_state = arg(argc, argv, "--seed", 0, 1) * 2654435761u + 1;
-	if (cpus == 0 || load == 0 || load > 100) {
-		fprintf(stderr, "edf_bench: need --cpus >= 1, 1 <= --load <= 100\n");
+	if (cpus == 0 || cpus > 4096 || load == 0 || load > 100 || mode > 2) {
+		fprintf(stderr, "edf_bench: need 1 <= --cpus <= 4096, "
+			"1 <= --load <= 100, --mode 0, 1 or 2\n");
 		return 2;
 	}
 
