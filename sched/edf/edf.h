@@ -33,8 +33,10 @@
  *   continue from w. An unfinished job and the jobs released behind it
  *   before the block are dropped and each counted as a miss (they never
  *   complete, so they add no tardiness).
- * - leave drops the task's jobs uncounted; join at t releases a job at
- *   max(t, the next periodic release), keeping jobs at least p apart.
+ * - leave drops the task's jobs uncounted (with any released behind the
+ *   current one); join at t releases a job at max(t, the next periodic
+ *   release), keeping jobs at least p apart, on the task's last CPU (P-EDF:
+ *   its own; admission counted every declared task, so it always fits).
  * Events at t are applied after the slot t - 1 has been charged and the
  * releases at t made.
  *
