@@ -118,6 +118,7 @@ static void push(struct edf *s, unsigned cpu)
  */
 static void pull(struct edf *s, unsigned cpu)
 {
+	uint64_t start = clock_now(s);
 	unsigned best = cpu;
 	uint64_t best_key = s->rq[cpu].earliest_curr;
 	for (unsigned c = 0; c < s->cpus; c++)
@@ -125,12 +126,13 @@ static void pull(struct edf *s, unsigned cpu)
 			best = c;
 			best_key = s->rq[c].earliest_next;
 		}
-	if (best == cpu)
-		return;
-	int task = edf_rq_next(&s->rq[best]);
-	dequeue(s, best, (unsigned)task);
-	enqueue(s, cpu, (unsigned)task);
-	s->pulls++;
+	if (best != cpu) {
+		int task = edf_rq_next(&s->rq[best]);
+		dequeue(s, best, (unsigned)task);
+		enqueue(s, cpu, (unsigned)task);
+		s->pulls++;
+	}
+	timed(s, EDF_OP_PULL, start);
 }
 
 /* The task's current job becomes ready: queue it where the task last was. */

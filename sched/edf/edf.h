@@ -66,6 +66,7 @@ enum edf_op {
 	EDF_OP_PUSH_FIND,   /* the push decision (push.h) */
 	EDF_OP_ENQUEUE,     /* into a ready queue, with the push structure */
 	EDF_OP_DEQUEUE,
+	EDF_OP_PULL,        /* the scan of all queues, moving included */
 	EDF_OPS
 };
 
