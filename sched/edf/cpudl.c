@@ -101,9 +101,11 @@ int cpudl_find(const struct cpudl *h, uint64_t key)
 	int cpu = cpumask_first(h->free_cpus, CPUMASK_WORDS(h->cpus));
 	if (cpu >= 0)
 		return cpu;
-	/* Fig. 7, lines 4-5: the latest-deadline CPU, if later than the task.
-	 * Lines 6-11 (the scan) only serve affinity masks, which we do not have:
-	 * when the root is not later, no CPU is. */
+	/* Fig. 7, lines 4-5: the latest-deadline CPU. The figure tests only
+	 * the affinity there and leaves the deadline test to the caller; we make
+	 * it here (Fig. 3's dline_before), so -1 means no CPU runs a later job.
+	 * Lines 6-12, the scan, only serve affinity masks, which we do not
+	 * have: when the root is not later, no CPU is. */
 	if (h->size > 0 && h->elements[0].key > key)
 		return (int)h->elements[0].cpu;
 	return -1;

@@ -6,7 +6,7 @@
 
 struct edf_task {
 	uint64_t next_release;       /* of the job after the current one */
-	uint64_t release, deadline;  /* the current job, while rem > 0 */
+	uint64_t deadline;           /* of the current job, while rem > 0 */
 	uint64_t charged;            /* 1 + the last slot charged */
 	uint64_t blocked_at;
 	uint32_t e, p, d;
@@ -19,6 +19,7 @@ struct edf_task {
 struct edf {
 	unsigned cpus, ntasks;
 	int global;
+	const struct taskset *ts;
 	struct sched_env env;
 	struct edf_task *task;
 	uint64_t *key;               /* per task: deadline << TASK_BITS | task */
@@ -117,6 +118,7 @@ static void push(struct edf *s, unsigned cpu)
  */
 static void pull(struct edf *s, unsigned cpu)
 {
+	uint64_t start = clock_now(s);
 	unsigned best = cpu;
 	uint64_t best_key = s->rq[cpu].earliest_curr;
 	for (unsigned c = 0; c < s->cpus; c++)
@@ -124,12 +126,13 @@ static void pull(struct edf *s, unsigned cpu)
 			best = c;
 			best_key = s->rq[c].earliest_next;
 		}
-	if (best == cpu)
-		return;
-	int task = edf_rq_next(&s->rq[best]);
-	dequeue(s, best, (unsigned)task);
-	enqueue(s, cpu, (unsigned)task);
-	s->pulls++;
+	if (best != cpu) {
+		int task = edf_rq_next(&s->rq[best]);
+		dequeue(s, best, (unsigned)task);
+		enqueue(s, cpu, (unsigned)task);
+		s->pulls++;
+	}
+	timed(s, EDF_OP_PULL, start);
 }
 
 /* The task's current job becomes ready: queue it where the task last was. */
@@ -156,7 +159,6 @@ static void depart(struct edf *s, unsigned task)
 static void release(struct edf *s, unsigned i, uint64_t r)
 {
 	struct edf_task *tk = &s->task[i];
-	tk->release = r;
 	tk->deadline = r + tk->d;
 	tk->rem = tk->e;
 	tk->next_release = r + tk->p;
@@ -269,16 +271,19 @@ static uint64_t behind(const struct edf_task *tk, uint64_t limit)
 	return (limit - tk->next_release) / tk->p + 1;
 }
 
-int edf_join(struct edf *s, unsigned task, uint64_t t, unsigned cpu)
+int edf_join(struct edf *s, unsigned task, uint64_t t,
+	     struct sched_error *err)
 {
 	advance(s, t);
 	struct edf_task *tk = &s->task[task];
-	if (tk->present)
+	if (tk->present) {
+		fmt_snprintf(err->msg, sizeof err->msg,
+			     "task %s joins but is present", s->ts->task[task].name);
 		return -1;
+	}
 	tk->present = 1;
 	tk->blocked = 0;
 	tk->rem = 0;
-	tk->cpu = cpu;
 	if (tk->next_release < t)
 		tk->next_release = t;
 	if (tk->next_release == t)
@@ -362,16 +367,6 @@ void edf_summary(struct edf *s, sched_put_fn put, void *ctx)
 	put(ctx, "dropped_jobs", (int64_t)s->dropped, 1);
 }
 
-int edf_task_present(const struct edf *s, unsigned task)
-{
-	return s->task[task].present;
-}
-
-unsigned edf_task_cpu(const struct edf *s, unsigned task)
-{
-	return s->task[task].cpu;
-}
-
 void edf_set_clock(struct edf *s, uint64_t (*clock)(void))
 {
 	s->clock = clock;
@@ -400,6 +395,7 @@ struct edf *edf_create(const struct sched_config *cfg,
 	s->cpus = cfg->cpus;
 	s->ntasks = n;
 	s->global = partition == 0;
+	s->ts = ts;
 	s->env = *env;
 	s->task = env->alloc(env->ctx, (n ? n : 1) * sizeof *s->task);
 	s->key = env->alloc(env->ctx, (n ? n : 1) * sizeof *s->key);

@@ -33,10 +33,20 @@
  *   continue from w. An unfinished job and the jobs released behind it
  *   before the block are dropped and each counted as a miss (they never
  *   complete, so they add no tardiness).
- * - leave drops the task's jobs uncounted; join at t releases a job at
- *   max(t, the next periodic release), keeping jobs at least p apart.
+ * - leave drops the task's jobs uncounted (with any released behind the
+ *   current one); join at t releases a job at max(t, the next periodic
+ *   release), keeping jobs at least p apart, on the task's last CPU (P-EDF:
+ *   its own; admission counted every declared task, so it always fits).
  * Events at t are applied after the slot t - 1 has been charged and the
  * releases at t made.
+ *
+ * Driving it: the engine counts time by the t of its calls, so the driver
+ * calls schedule(cpu, t) for every CPU at every (aligned) boundary, as the
+ * simulator does; the first call at t charges slot t - 1 to what each CPU
+ * was last told and makes the boundary's completions and releases, with
+ * their pushes and pulls. A CPU whose job changed outside its own call is
+ * asked to reschedule through env->resched (the kernel's IPI); asking again
+ * in the same slot returns the current choice, and a slot is charged once.
  */
 #ifndef SCHED_EDF_EDF_H
 #define SCHED_EDF_EDF_H
@@ -46,7 +56,8 @@
 #include "../sched.h"
 #include "push.h"
 
-/* Task indices take the low bits of a key, the deadline the rest. */
+/* Task indices take the low bits of a key, the deadline (below 2^44
+ * quanta) the rest. */
 #define EDF_TASK_BITS 20
 #define EDF_MAX_TASKS (1u << EDF_TASK_BITS)
 
@@ -55,6 +66,7 @@ enum edf_op {
 	EDF_OP_PUSH_FIND,   /* the push decision (push.h) */
 	EDF_OP_ENQUEUE,     /* into a ready queue, with the push structure */
 	EDF_OP_DEQUEUE,
+	EDF_OP_PULL,        /* the scan of all queues, moving included */
 	EDF_OPS
 };
 
@@ -75,18 +87,18 @@ struct edf *edf_create(const struct sched_config *cfg,
 		       const unsigned *partition, struct sched_error *err);
 
 int edf_schedule(struct edf *s, unsigned cpu, uint64_t t);
-int edf_join(struct edf *s, unsigned task, uint64_t t, unsigned cpu);
+/* A task that left comes back, on the CPU it was on (P-EDF: its own). */
+int edf_join(struct edf *s, unsigned task, uint64_t t,
+	     struct sched_error *err);
 void edf_leave(struct edf *s, unsigned task, uint64_t t);
 void edf_block(struct edf *s, unsigned task, uint64_t t);
 void edf_wake(struct edf *s, unsigned task, uint64_t t);
 void edf_complete(struct edf *s, unsigned task, uint64_t t);
 void edf_stats(struct edf *s, unsigned task, struct sched_task_stats *out);
+/* Summary keys: pushes and pulls (G-EDF), reschedules (requests sent
+ * through env->resched), dropped_jobs (by a wake after the deadline). */
 void edf_summary(struct edf *s, sched_put_fn put, void *ctx);
 
-/* Present tasks (for admission of a join). */
-int edf_task_present(const struct edf *s, unsigned task);
-/* The CPU a task is on (P-EDF: its partition). */
-unsigned edf_task_cpu(const struct edf *s, unsigned task);
 
 /*
  * Times enqueue, dequeue and the push decision with clock (e.g. the TSC);

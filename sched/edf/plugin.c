@@ -103,8 +103,7 @@ static void *pedf_create(const struct sched_config *cfg,
  */
 static int join(void *s, unsigned task, uint64_t t, struct sched_error *err)
 {
-	(void)err;
-	return edf_join(s, task, t, edf_task_cpu(s, task));
+	return edf_join(s, task, t, err);
 }
 
 static int schedule(void *s, unsigned cpu, uint64_t t)

@@ -1,8 +1,10 @@
 """The gedf and pedf plugins (sched/edf) through tools/schedsim, against the
 independent reference of edf_ref.py: the exact set of running jobs after
 every slot, the per-task accounting, and the bounds from the literature."""
+import random
 from fractions import Fraction
 
+import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from conftest import run_schedsim
@@ -116,6 +118,26 @@ def test_pedf_matches_reference(tmp_path, data):
     check_against_reference(tasks, cpus, 50, tmp_path, events, sched="pedf")
 
 
+@pytest.mark.parametrize("mode", [0, 1, 2])
+def test_many_cpus_match_reference(tmp_path, mode):
+    """M = 70: the free-CPU masks span two 64-bit words. 2.5 tasks per CPU
+    with random periods, U just under M, phases spread, some events."""
+    rnd = random.Random(70 + mode)
+    cpus, tasks, total = 70, [], Fraction(0)
+    while len(tasks) < 175:
+        p = rnd.randint(2, 30)
+        e = rnd.randint(1, p)
+        if total + Fraction(e, p) > cpus:
+            break
+        total += Fraction(e, p)
+        tasks.append(Task(f"T{len(tasks)}", e, p, rnd.randint(e, p),
+                          rnd.randint(0, 9)))
+    events = [(20, "block", "T3"), (25, "leave", "T7"), (31, "wake", "T3"),
+              (40, "join", "T7"), (41, "block", "T100"), (90, "wake", "T100")]
+    check_against_reference(tasks, cpus, 150, tmp_path, events,
+                            extra=("--param", f"edf_cpudl={mode}"))
+
+
 @settings(max_examples=20, **SETTINGS)
 @given(task_sets(max_cpus=8))
 def test_push_structures_give_identical_schedules(tmp_path, cs):
@@ -205,6 +227,51 @@ def test_overload_is_refused_naming_the_task(tmp_path):
     err = run_bad(tmp_path, "task A e=2 p=3\ntask B e=2 p=3\n"
                   "task C e=2 p=3\ntask D e=1 p=100\n")
     assert "task D (line 4): total utilisation exceeds M = 2" in err
+
+
+def test_admission_is_exact(tmp_path):
+    """U = 1/3 + 1/3 + 1/3 = M = 1 exactly is admitted (and EDF meets every
+    deadline on one CPU); a further 1/1000003 is refused, by name."""
+    thirds = "task A e=1 p=3\ntask B e=1 p=3\ntask C e=1 p=3\n"
+    rows, summary = run_schedsim(thirds, "gedf", 1, 30, tmp_path)
+    assert summary["misses"] == 0
+    err = run_bad(tmp_path, thirds + "task D e=1 p=1000003\n", "gedf", 1)
+    assert "task D (line 4): total utilisation exceeds M = 1" in err
+
+
+@settings(max_examples=40, **SETTINGS)
+@given(st.integers(1, 4), st.lists(st.tuples(st.integers(1, 2**31 - 1),
+                                              st.integers(1, 2**31 - 1)),
+                                    min_size=1, max_size=5),
+       st.integers(2, 2**31 - 1), st.sampled_from([-1, 0, 1]))
+def test_admission_near_m_with_large_periods(tmp_path, cpus, fracs, p, side):
+    """Sums within 1/p of M with periods up to 2^31: admitted exactly when
+    U <= M, against Python's fractions; a sum the plugin cannot settle is
+    refused as such, never as an overload."""
+    tasks = [Task(f"T{i}", min(a, b), max(a, b), max(a, b))
+             for i, (a, b) in enumerate(fracs)]
+    total = sum(Fraction(t.e, t.p) for t in tasks)
+    rest = cpus - total
+    if not 0 < rest <= 1:
+        return
+    e = {-1: rest.numerator * p // rest.denominator,
+         0: rest.numerator * p // rest.denominator,
+         1: -(-rest.numerator * p // rest.denominator)}[side]
+    last = (Task("LAST", rest.numerator, rest.denominator,
+                 rest.denominator)
+            if side == 0 and rest.denominator < 2**31 else
+            Task("LAST", e, p, p))
+    if not 1 <= last.e <= last.p:
+        return
+    tasks.append(last)
+    fits = total + Fraction(last.e, last.p) <= cpus
+    proc = run_schedsim(tasks_text(tasks), "gedf", cpus, 0, tmp_path,
+                        check=False)
+    if fits:
+        assert proc.returncode == 0 or "cannot tell exactly" in proc.stderr
+    else:
+        assert proc.returncode != 0
+        assert "total utilisation exceeds" in proc.stderr, proc.stderr
 
 
 def test_unpartitionable_set_names_the_task(tmp_path):

@@ -135,6 +135,12 @@ static void test_preemption_and_charging(void)
 	pl->stats(s, B, &st);
 	EXPECT(st.jobs == 1 && st.quanta == 4 && st.misses == 0,
 	       "B: 4 quanta, done at 6");
+
+	/* A join of a present task is refused by name. */
+	err.msg[0] = 0;
+	EXPECT(pl->join(s, A, 7, &err) == -1 &&
+	       strstr(err.msg, "task A joins but is present"), "join: %s",
+	       err.msg);
 }
 
 static void test_staggered_refused(void)
