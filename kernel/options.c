@@ -51,6 +51,37 @@ static void on_off(const struct cmdline_word *w, int *out)
 		bad(w, "on or off", "off");
 }
 
+/* The plugins' parameters (README, "Task sets and the simulator"). */
+static const char *const sched_params[] = { "gdq_T", "gdq_delta", "gdq_err",
+					    "pfair_er", "edf_cpudl" };
+#define NSCHED_PARAMS (sizeof sched_params / sizeof sched_params[0])
+
+static int sched_param_word(const struct cmdline_word *w)
+{
+	unsigned i = 0;
+	while (i < NSCHED_PARAMS && !cmdline_key_is(w, sched_params[i]))
+		i++;
+	if (i == NSCHED_PARAMS)
+		return 0;
+	uint64_t v;
+	enum parse_num_status st = parse_u64(w->value, w->value_len,
+					     0xffffffffu, &v);
+	if (st != PARSE_NUM_OK) {
+		bad(w, parse_num_reason(st), "the scheduler's");
+		return 1;
+	}
+	unsigned k = 0;
+	while (k < options.nparams && options.params[k].name != sched_params[i])
+		k++;
+	if (k == sizeof options.params / sizeof options.params[0])
+		return 1;
+	options.params[k].name = sched_params[i];
+	options.params[k].value = v;
+	if (k == options.nparams)
+		options.nparams++;
+	return 1;
+}
+
 static const char *const sched_names[] = { "pd2", "spd2", "gdq", "gedf",
 					   "pedf" };
 
@@ -116,7 +147,7 @@ void options_parse(const char *cmdline)
 					options.sched[k] = s[k];
 				options.sched[k] = 0;
 			}
-		} else {
+		} else if (!sched_param_word(&w)) {
 			kprintf("cmdline: unknown word '%.*s'\n", (int)w.len, w.word);
 		}
 	}

@@ -4,6 +4,8 @@
 
 #include <stdint.h>
 
+#include "../sched/sched.h"
+
 enum ticks_mode {
 	TICKS_ALIGNED = 1,
 	TICKS_STAGGERED = 2,
@@ -25,6 +27,9 @@ struct kernel_options {
 	enum selftest selftest;
 	int e9;             /* echo the console to port 0xE9 (Bochs) */
 	int end_halt;       /* end=halt: stay on the last screen, no exit */
+	/* Scheduler parameters (gdq_T=40 ...), handed to the plugin. */
+	struct sched_param params[8];
+	unsigned nparams;
 };
 
 extern struct kernel_options options;

@@ -9,6 +9,7 @@
 #include "../sched/report.h"
 #include "bootmem.h"
 #include "console.h"
+#include "options.h"
 #include "quantum_clock.h"
 
 #define MAX_TASKS 256
@@ -85,7 +86,8 @@ int sched_run(const char *name, const char *file, const char *text,
 	cpus = smp.online;
 	int staggered = same(name, "spd2");
 	struct sched_config cfg = { .cpus = cpus, .staggered = staggered,
-				    .tasks = &ts, .seed = 1 };
+				    .tasks = &ts, .params = options.params,
+				    .nparams = options.nparams, .seed = 1 };
 	schedule_log = bootmem_alloc(slots * cpus * sizeof *schedule_log);
 	if (!schedule_log) {
 		kprintf("sched: no memory for a %llu-slot log\n",

@@ -37,29 +37,33 @@ def kernel_schedule(serial):
             if line.strip().startswith("{")]
 
 
-def simulator_schedule(sched, cpus, slots, tasks_file):
+def simulator_schedule(sched, cpus, slots, tasks_file, params=()):
+    extra = [a for p in params for a in ("--param", p)]
     out = subprocess.run(
         [str(host_tool("schedsim")), "--sched", sched, "--cpus", str(cpus),
-         "--slots", str(slots), str(tasks_file)],
+         "--slots", str(slots), *extra, str(tasks_file)],
         capture_output=True, text=True, check=True, timeout=120)
     return out.stdout.splitlines()
 
 
-@pytest.mark.parametrize("sched,cpus,taskset", [
-    ("spd2", 2, "default"), ("spd2", 3, "dynamic"), ("pd2", 4, "default"),
-    ("pd2", 2, "dynamic"), ("gedf", 3, "dynamic"), ("pedf", 3, "default"), ("gdq", 3, "shares")])
+@pytest.mark.parametrize("sched,cpus,taskset,params", [
+    ("spd2", 2, "default", ()), ("spd2", 3, "dynamic", ()),
+    ("pd2", 4, "default", ()), ("pd2", 2, "dynamic", ("pfair_er=1",)),
+    ("gedf", 3, "dynamic", ()), ("pedf", 3, "default", ("edf_cpudl=2",)),
+    ("gdq", 3, "shares", ()), ("gdq", 2, "shares", ("gdq_T=40", "gdq_delta=2"))])
 def test_kernel_schedule_equals_simulator(iso_with, tmp_path, sched, cpus,
-                                          taskset):
+                                          taskset, params):
     tasks = ROOT / "tasks" / "default.tasks"
     if taskset != "default":
         tasks = tmp_path / f"{taskset}.tasks"
         tasks.write_text({"dynamic": DYNAMIC, "shares": SHARES}[taskset])
     slots = 60
-    iso = iso_with(f"sched={sched} slots={slots}", tasks=tasks)
+    iso = iso_with(" ".join([f"sched={sched}", f"slots={slots}", *params]),
+                   tasks=tasks)
     boot = qemu(iso, smp=cpus, icount=ICOUNT)
     assert boot.passed, boot.tail()
     got = kernel_schedule(boot.serial)
-    want = simulator_schedule(sched, cpus, slots, tasks)
+    want = simulator_schedule(sched, cpus, slots, tasks, params)
     assert len(got) == slots + 1, boot.tail()
     assert got == want
     result = boot.result("sched")
