@@ -81,9 +81,10 @@ deps:
 TEST_ARGS ?=
 PYTEST_JOBS ?= 2
 
+# KVM_TESTS=1 adds the opt-in boot under KVM (tests/boot/test_kvm.py).
 test: deps
 	@$(MAKE) --no-print-directory host $(if $(wildcard mk/kernel.mk),iso)
-	$(PYTEST) -n $(PYTEST_JOBS) $(TEST_ARGS) tests
+	KVM_TESTS=$(KVM_TESTS) $(PYTEST) -n $(PYTEST_JOBS) $(TEST_ARGS) tests
 
 # Only the host-side tests: no ISO, no QEMU.
 test-host: host-deps

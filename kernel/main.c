@@ -64,9 +64,21 @@ static void start_framebuffer(void)
 			(unsigned long long)boot.fb.addr);
 		return;
 	}
+	/* GRUB derives the depth of a UEFI GOP mode from its colour masks, so
+	 * a PixelBitMask mode without a reserved mask says 24 although GOP
+	 * pixels are always 4 bytes (UEFI spec, EFI_GRAPHICS_OUTPUT_PROTOCOL
+	 * frame buffer: one 32-bit word a pixel). Decided: a 24-bit
+	 * mode whose pitch holds 4 bytes a pixel is stored as 32-bit; no
+	 * 3-byte mode pads its lines by a third. */
+	uint8_t bpp = boot.fb.bpp;
+	if (bpp == 24 && boot.fb.pitch >= 4ull * boot.fb.width) {
+		bpp = 32;
+		kprintf("fb: 24-bit colour in 32-bit pixels (the pitch says "
+			"so)\n");
+	}
 	struct fbcon_mode m = {
 		.base = base, .pitch = boot.fb.pitch, .width = boot.fb.width,
-		.height = boot.fb.height, .bpp = boot.fb.bpp,
+		.height = boot.fb.height, .bpp = bpp,
 		.red_pos = boot.fb.red_pos, .red_size = boot.fb.red_size,
 		.green_pos = boot.fb.green_pos, .green_size = boot.fb.green_size,
 		.blue_pos = boot.fb.blue_pos, .blue_size = boot.fb.blue_size,

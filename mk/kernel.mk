@@ -40,9 +40,28 @@ $(KDIR)/%.asm.o: %.asm
 	@echo "  NASM  $<"
 	$(Q)$(NASM) -f elf64 -g -F dwarf -o $@ $<
 
-$(KERNEL_ELF): $(K_OBJ) linker.ld
+# Two links: the first with an empty symbol table, whose function symbols
+# become the table of the second (kernel/ksyms). The table is read-only
+# data behind all code, so no function moves; the check proves it.
+$(KDIR)/ksyms_%.o: $(KDIR)/ksyms_%.c
+	@echo "  CC (kernel)         $<"
+	$(Q)$(KCC) $(KCFLAGS) -c $< -o $@
+
+$(KDIR)/ksyms_empty.c: scripts/ksyms.sh
+	@mkdir -p $(dir $@)
+	$(Q)scripts/ksyms.sh --empty > $@
+
+$(KDIR)/kernel.pass1.elf: $(K_OBJ) $(KDIR)/ksyms_empty.o linker.ld
 	@echo "  LD    $@"
-	$(Q)$(KLD) $(KLDFLAGS) -T linker.ld -o $@ $(K_OBJ)
+	$(Q)$(KLD) $(KLDFLAGS) -T linker.ld -o $@ $(K_OBJ) $(KDIR)/ksyms_empty.o
+
+$(KDIR)/ksyms_table.c: $(KDIR)/kernel.pass1.elf scripts/ksyms.sh
+	$(Q)scripts/ksyms.sh $< > $@
+
+$(KERNEL_ELF): $(KDIR)/kernel.pass1.elf $(KDIR)/ksyms_table.o
+	@echo "  LD    $@"
+	$(Q)$(KLD) $(KLDFLAGS) -T linker.ld -o $@ $(K_OBJ) $(KDIR)/ksyms_table.o
+	$(Q)scripts/ksyms.sh --check $< $@ || { rm -f $@; exit 1; }
 
 -include $(shell find $(KDIR) -name '*.d' 2>/dev/null)
 

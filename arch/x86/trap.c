@@ -5,6 +5,7 @@
 
 #include "../../drivers/apic/lapic.h"
 #include "../../kernel/console.h"
+#include "../../kernel/ksyms.h"
 #include "cpu.h"
 #include "percpu.h"
 #include "power.h"
@@ -34,12 +35,24 @@ static unsigned cpu_index(void)
 
 extern char kernel_phys_start[], kernel_end[];
 
+static void trace_line(int depth, uint64_t addr)
+{
+	uint64_t off;
+	const char *name = ksyms_lookup(addr, &off);
+	if (name)
+		kprintf("  #%d %#018llx %s+%#llx\n", depth,
+			(unsigned long long)addr, name, (unsigned long long)off);
+	else
+		kprintf("  #%d %#018llx\n", depth, (unsigned long long)addr);
+}
+
 static void stack_trace(uint64_t rbp, uint64_t rip)
 {
 	kprintf("stack trace (addr2line -e build/kernel/kernel.elf):\n");
-	kprintf("  #0 %#018llx\n", (unsigned long long)rip);
+	trace_line(0, rip);
 	/* Frame pointers: [rbp] = caller's rbp, [rbp + 8] = return address.
-	 * Only follow frames inside the kernel's higher-half image. */
+	 * Only follow frames inside the kernel's higher-half image. A leaf
+	 * function without a frame of its own hides its caller. */
 	for (int depth = 1; depth < 24; depth++) {
 		if (rbp < 0xffffffff80000000ull || (rbp & 7) ||
 		    rbp >= 0xfffffffffffff000ull)
@@ -47,7 +60,7 @@ static void stack_trace(uint64_t rbp, uint64_t rip)
 		uint64_t ret = ((uint64_t *)rbp)[1];
 		if (ret < 0xffffffff80000000ull)
 			break;
-		kprintf("  #%d %#018llx\n", depth, (unsigned long long)ret);
+		trace_line(depth, ret);
 		rbp = ((uint64_t *)rbp)[0];
 	}
 }
