@@ -87,6 +87,11 @@ static const char *const sched_names[] = { "pd2", "spd2", "gdq", "gedf",
 
 void options_parse(const char *cmdline)
 {
+	/* GDQ's error tracking is an O(N) pass per slot, meant for the
+	 * simulator: in the timer interrupt it would inflate what is measured.
+	 * Off unless the command line asks for it. */
+	options.params[0] = (struct sched_param){ sched_params[2], 0 };
+	options.nparams = 1;
 	const char *cur = cmdline;
 	struct cmdline_word w;
 	int first = 1;

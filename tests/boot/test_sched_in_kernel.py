@@ -50,7 +50,10 @@ def simulator_schedule(sched, cpus, slots, tasks_file, params=()):
     ("spd2", 2, "default", ()), ("spd2", 3, "dynamic", ()),
     ("pd2", 4, "default", ()), ("pd2", 2, "dynamic", ("pfair_er=1",)),
     ("gedf", 3, "dynamic", ()), ("pedf", 3, "default", ("edf_cpudl=2",)),
-    ("gdq", 3, "shares", ()), ("gdq", 2, "shares", ("gdq_T=40", "gdq_delta=2"))])
+    # The kernel turns GDQ's O(N) error tracking off unless asked; the
+    # simulator has it on: say it explicitly to both.
+    ("gdq", 3, "shares", ("gdq_err=1",)),
+    ("gdq", 2, "shares", ("gdq_T=40", "gdq_delta=2", "gdq_err=0"))])
 def test_kernel_schedule_equals_simulator(iso_with, tmp_path, sched, cpus,
                                           taskset, params):
     tasks = ROOT / "tasks" / "default.tasks"
