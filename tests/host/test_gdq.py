@@ -130,8 +130,8 @@ def test_ep_tasks_use_scaled_weights(tmp_path):
 def test_arrivals_and_departures_keep_invariants(tmp_path_factory, seed,
                                                  cpus):
     """Random join/leave/block/wake: nobody runs twice in a slot, absent or
-    blocked processes never run, and no CPU idles while at least P
-    processes are runnable."""
+    blocked processes never run, no CPU idles while at least P processes
+    are runnable, and the service error keeps Theorem 3.6's bounds."""
     rng = random.Random(seed)
     n = cpus + rng.randint(0, 12)
     weights = [rng.randint(1, 40) for _ in range(n)]
@@ -159,6 +159,27 @@ def test_arrivals_and_departures_keep_invariants(tmp_path_factory, seed,
         assert set(ran) <= set(runnable), f"slot {t}: ran {ran}"
         assert len(ran) == min(cpus, len(runnable)), \
             f"slot {t}: idle CPU with {len(runnable)} runnable"
+    # Sec. 2.4: after each arrival or departure the weights are readjusted
+    # and the allocation recomputed; from that slot on, until the next
+    # change, every runnable process's service error (measured from the
+    # change, with that mix's feasible weights and group count) stays
+    # within Theorem 3.6.
+    cuts = [0] + sorted(timeline) + [len(rows)]
+    mix = dict.fromkeys(names, "run")
+    for a, b in zip(cuts, cuts[1:]):
+        mix = timeline.get(a, mix)
+        present = [m for m in names if mix[m] == "run"]
+        if a == b or not present:
+            continue
+        phi = dict(zip(present, gdq_ref.feasible_weights(
+            [weights[names.index(m)] for m in present], cpus)))
+        g = len(gdq_ref.groups(list(phi.values()), cpus))
+        lo, hi = gdq_ref.theorem_3_6_bounds(4, 20, g)
+        for t, errs in enumerate(
+                gdq_ref.service_errors(rows[a:b], present, phi)):
+            for m, e in errs.items():
+                assert lo <= e <= hi, f"slot {a + t}: {m} error {e} " \
+                    f"outside [{lo}, {hi}] after the change at {a}"
 
 
 def test_bad_input_is_reported(tmp_path):
