@@ -96,8 +96,9 @@ static void report_tsc(void)
 		(unsigned long long)tsc.calib_us, tsc.rejected_windows,
 		tsc.invariant ? "yes" : "no");
 	for (unsigned i = 0; i < tsc.ntried; i++)
-		kprintf("  %-8s %llu kHz\n", tsc.tried[i].name,
-			(unsigned long long)tsc.tried[i].khz);
+		kprintf("  %-8s %llu kHz%s\n", tsc.tried[i].name,
+			(unsigned long long)tsc.tried[i].khz,
+			tsc.tried[i].coarse ? " (whole MHz: shown, not used)" : "");
 }
 
 static void fault_on_ap(void *arg)

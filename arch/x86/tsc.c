@@ -114,7 +114,7 @@ void tsc_calibrate(void)
 	unsigned nrc = refclock_probe(rc);
 	for (unsigned i = 0; i < nrc; i++)
 		tsc.tried[tsc.ntried++] = (struct tsc_method){ rc[i].name,
-							      measure(&rc[i]) };
+							      measure(&rc[i]), 0 };
 	/* The reference clocks come best first; take the first that worked. */
 	for (unsigned i = 0; i < tsc.ntried && !tsc.khz; i++)
 		if (tsc.tried[i].khz) {
@@ -125,7 +125,7 @@ void tsc_calibrate(void)
 	 * a measurement agrees within 1%. */
 	uint64_t c15 = cpuid15_khz();
 	if (c15) {
-		tsc.tried[tsc.ntried++] = (struct tsc_method){ "cpuid15", c15 };
+		tsc.tried[tsc.ntried++] = (struct tsc_method){ "cpuid15", c15, 0 };
 		if (!tsc.khz || ppm(c15, tsc.khz) < 10000) {
 			tsc.khz = c15;
 			tsc.method = "cpuid15";
@@ -135,10 +135,16 @@ void tsc_calibrate(void)
 				(unsigned long long)c15, (unsigned long long)tsc.khz);
 		}
 	}
+	/* CPUID 0x16 EAX: the base frequency in whole MHz (SDM vol. 2A) --
+	 * hundreds of ppm too coarse to calibrate with; shown for comparison. */
+	if (cpuid(0, 0).eax >= 0x16 && (cpuid(0x16, 0).eax & 0xffff))
+		tsc.tried[tsc.ntried++] = (struct tsc_method){
+			"cpuid16", (uint64_t)(cpuid(0x16, 0).eax & 0xffff) * 1000, 1 };
 	if (!tsc.khz)
 		return;
 	for (unsigned i = 0; i < tsc.ntried; i++)
-		if (tsc.tried[i].khz && ppm(tsc.tried[i].khz, tsc.khz) > tsc.disagree_ppm)
+		if (tsc.tried[i].khz && !tsc.tried[i].coarse &&
+		    ppm(tsc.tried[i].khz, tsc.khz) > tsc.disagree_ppm)
 			tsc.disagree_ppm = ppm(tsc.tried[i].khz, tsc.khz);
 	tsc.calib_us = (rdtsc() - start) * 1000 / tsc.khz;
 }

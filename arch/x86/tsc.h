@@ -4,11 +4,12 @@
 
 #include <stdint.h>
 
-#define TSC_MAX_METHODS 4
+#define TSC_MAX_METHODS 5
 
 struct tsc_method {
 	const char *name;
 	uint64_t khz;           /* 0: the method failed */
+	int coarse;             /* whole MHz only: shown, never chosen or compared */
 };
 
 struct tsc_info {
