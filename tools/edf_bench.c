@@ -25,38 +25,14 @@
 #include "../lib/taskset.h"
 #include "../sched/edf/plugin.h"
 #include "../sched/sched.h"
+#include "bench_env.h"
 
 static uint64_t tsc(void)
 {
 	return __builtin_ia32_rdtsc();
 }
 
-/* All the plugin's memory, freed at the end. */
-static void **blocks;
-static size_t nblocks, cap_blocks;
 
-static void *arena_alloc(void *ctx, size_t size)
-{
-	(void)ctx;
-	if (nblocks == cap_blocks) {
-		cap_blocks = cap_blocks ? 2 * cap_blocks : 64;
-		blocks = realloc(blocks, cap_blocks * sizeof *blocks);
-	}
-	void *p = NULL;
-	if (!blocks || posix_memalign(&p, 16, size ? size : 1)) {
-		fprintf(stderr, "edf_bench: out of memory\n");
-		exit(1);
-	}
-	memset(p, 0, size);
-	return blocks[nblocks++] = p;
-}
-
-/* Every CPU is asked at every boundary anyway: nothing to do. */
-static void ignore_resched(void *ctx, unsigned cpu)
-{
-	(void)ctx;
-	(void)cpu;
-}
 
 static uint64_t rng_state;
 
@@ -90,7 +66,7 @@ static void utilisations(double *u, unsigned n, double total)
 static uint64_t run_once(const struct sched_config *cfg, uint64_t slots,
 			 struct edf_op_stats *ops)
 {
-	struct sched_env env = { arena_alloc, ignore_resched, NULL };
+	struct sched_env env = { bench_alloc, bench_no_resched, NULL };
 	struct sched_error err = { { 0 } };
 	const struct sched_plugin *gedf = sched_find("gedf");
 	void *s = gedf->create(cfg, &env, &err);
@@ -215,9 +191,7 @@ int main(int argc, char **argv)
 		       (unsigned long long)ops.count[op], names[op], best[op]);
 	printf("}\n");
 
-	while (nblocks)
-		free(blocks[--nblocks]);
-	free(blocks);
+	bench_free();
 	free(ts.task);
 	free(u);
 	return 0;

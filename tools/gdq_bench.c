@@ -17,36 +17,14 @@
 #include "../lib/taskset.h"
 #include "../sched/gdq/gdq.h"
 #include "../sched/sched.h"
+#include "bench_env.h"
 
 static uint64_t tsc(void)
 {
 	return __builtin_ia32_rdtsc();
 }
 
-static void **blocks;
-static size_t nblocks, cap_blocks;
 
-static void *arena_alloc(void *ctx, size_t size)
-{
-	(void)ctx;
-	if (nblocks == cap_blocks) {
-		cap_blocks = cap_blocks ? 2 * cap_blocks : 64;
-		blocks = realloc(blocks, cap_blocks * sizeof *blocks);
-	}
-	void *p = NULL;
-	if (!blocks || posix_memalign(&p, 16, size ? size : 1)) {
-		fprintf(stderr, "gdq_bench: out of memory\n");
-		exit(1);
-	}
-	memset(p, 0, size);
-	return blocks[nblocks++] = p;
-}
-
-static void ignore_resched(void *ctx, unsigned cpu)
-{
-	(void)ctx;
-	(void)cpu;
-}
 
 static uint64_t rng = 88172645463325252ull;
 
@@ -98,7 +76,7 @@ int main(int argc, char **argv)
 	};
 	struct sched_config cfg = { .cpus = p, .tasks = &ts, .params = params,
 				    .nparams = 3, .seed = 1 };
-	struct sched_env env = { arena_alloc, ignore_resched, NULL };
+	struct sched_env env = { bench_alloc, bench_no_resched, NULL };
 	struct sched_error err = { { 0 } };
 	void *s = gdq_plugin.create(&cfg, &env, &err);
 	if (!s) {
@@ -134,9 +112,7 @@ int main(int argc, char **argv)
 	       "\"p99_cycles\": %llu}\n", n, p, ns, sum / ns,
 	       (unsigned long long)samples[ns / 2],
 	       (unsigned long long)samples[ns * 99 / 100]);
-	for (size_t i = 0; i < nblocks; i++)
-		free(blocks[i]);
-	free(blocks);
+	bench_free();
 	free(samples);
 	free(tasks);
 	return 0;

@@ -22,35 +22,12 @@
 #include "../lib/parse_num.h"
 #include "../lib/taskset.h"
 #include "../sched/sched.h"
+#include "bench_env.h"
 
 #define MAX_LIST 64
 
-static void *blocks[64];
-static unsigned nblocks;
 
-static void *arena_alloc(void *ctx, size_t size)
-{
-	(void)ctx;
-	void *p = NULL;
-	if (nblocks == 64 || posix_memalign(&p, 16, size ? size : 1)) {
-		fprintf(stderr, "pfair_overhead: out of memory\n");
-		exit(1);
-	}
-	memset(p, 0, size);
-	return blocks[nblocks++] = p;
-}
 
-static void arena_free(void)
-{
-	while (nblocks)
-		free(blocks[--nblocks]);
-}
-
-static void no_resched(void *ctx, unsigned cpu)
-{
-	(void)ctx;
-	(void)cpu;
-}
 
 static uint64_t rng = 0x9e3779b97f4a7c15ull;
 
@@ -108,7 +85,7 @@ static void make_set(struct taskset *ts, unsigned n, unsigned m, double *raw)
 static void *create(const struct sched_plugin *pl, struct taskset *ts,
 		    unsigned m, int staggered)
 {
-	struct sched_env env = { arena_alloc, no_resched, NULL };
+	struct sched_env env = { bench_alloc, bench_no_resched, NULL };
 	struct sched_config cfg = { .cpus = m, .staggered = staggered,
 				    .tasks = ts };
 	struct sched_error err;
@@ -173,7 +150,7 @@ int main(int argc, char **argv)
 					y = x ? create(spd2, &ts, m, 1) : NULL;
 					if (y)
 						break;
-					arena_free();
+					bench_free();
 					if (tries == 100) {
 						fprintf(stderr, "pfair_overhead: no "
 							"admissible set\n");
@@ -197,7 +174,7 @@ int main(int argc, char **argv)
 				master += (double)(c1 - c0) / (double)slots;
 				stag += (double)(c2 - c1) /
 					(double)(slots * m);
-				arena_free();
+				bench_free();
 			}
 			master /= (double)sets;
 			stag /= (double)sets;

@@ -14,17 +14,7 @@
 #include "../../../sched/edf/rq.h"
 #include "../../../sched/edf/usum.h"
 
-static int failures;
-
-#define EXPECT(cond, ...)                                                     \
-	do {                                                                  \
-		if (!(cond)) {                                                \
-			printf("FAIL %s:%d: ", __FILE__, __LINE__);           \
-			printf(__VA_ARGS__);                                  \
-			printf("\n");                                         \
-			failures++;                                           \
-		}                                                             \
-	} while (0)
+#include "unit.h"
 
 /* Everything the structures allocate, freed at the end. */
 static void *allocs[4096];
@@ -49,7 +39,7 @@ static const struct sched_env env = { test_alloc, no_resched, 0 };
 
 static uint64_t rng = 88172645463325252ull;
 
-static uint64_t rnd(void)
+static uint64_t rnd64(void)
 {
 	rng ^= rng << 13;
 	rng ^= rng >> 7;
@@ -81,10 +71,10 @@ static void test_cpudl_random(unsigned cpus, unsigned ops)
 	for (unsigned c = 0; c < cpus; c++)
 		key[c] = UINT64_MAX;
 	for (unsigned n = 0; n < ops; n++) {
-		unsigned cpu = (unsigned)(rnd() % cpus);
+		unsigned cpu = (unsigned)(rnd64() % cpus);
 		/* Distinct keys, as running jobs have (deadline, task). */
-		uint64_t k = (rnd() % 1000) << 16 | cpu;
-		if (rnd() % 3 == 0) {
+		uint64_t k = (rnd64() % 1000) << 16 | cpu;
+		if (rnd64() % 3 == 0) {
 			cpudl_clear(&h, cpu);
 			key[cpu] = UINT64_MAX;
 		} else {
@@ -93,7 +83,7 @@ static void test_cpudl_random(unsigned cpus, unsigned ops)
 		}
 		EXPECT(cpudl_check(&h) == 0, "heap broken after op %u (M=%u)", n,
 		       cpus);
-		uint64_t probe = (rnd() % 1000) << 16 | 0xffff;
+		uint64_t probe = (rnd64() % 1000) << 16 | 0xffff;
 		EXPECT(cpudl_find(&h, probe) == model_find(key, cpus, probe),
 		       "find differs after op %u (M=%u)", n, cpus);
 		unsigned busy = 0;
@@ -115,15 +105,15 @@ static void test_push_modes(unsigned cpus, unsigned ops)
 	for (unsigned m = 0; m < EDF_PUSH_MODES; m++)
 		edf_push_init(&p[m], (enum edf_push_mode)m, cpus, rq, &env);
 	for (unsigned n = 0; n < ops; n++) {
-		unsigned cpu = (unsigned)(rnd() % cpus);
-		rq[cpu].earliest_curr = rnd() % 4 == 0
-			? EDF_KEY_NONE : ((rnd() % 500) << 16 | cpu);
+		unsigned cpu = (unsigned)(rnd64() % cpus);
+		rq[cpu].earliest_curr = rnd64() % 4 == 0
+			? EDF_KEY_NONE : ((rnd64() % 500) << 16 | cpu);
 		for (unsigned m = 0; m < EDF_PUSH_MODES; m++) {
 			edf_push_update(&p[m], cpu);
 			EXPECT(edf_push_check(&p[m]) == 0, "%s out of step",
 			       edf_push_mode_name((enum edf_push_mode)m));
 		}
-		uint64_t probe = (rnd() % 500) << 16 | 0xffff;
+		uint64_t probe = (rnd64() % 500) << 16 | 0xffff;
 		int want = edf_push_find(&p[EDF_PUSH_ORIGINAL], probe);
 		for (unsigned m = 0; m < EDF_PUSH_MODES; m++)
 			EXPECT(edf_push_find(&p[m], probe) == want,
@@ -145,12 +135,12 @@ static void test_rq_random(unsigned ntasks, unsigned ops)
 		pos[i] = -1;
 	edf_rq_init(&rq, ntasks, key, pos, &env);
 	for (unsigned n = 0; n < ops; n++) {
-		unsigned i = (unsigned)(rnd() % ntasks);
+		unsigned i = (unsigned)(rnd64() % ntasks);
 		if (in[i]) {
 			edf_rq_dequeue(&rq, i);
 			in[i] = 0;
 		} else {
-			key[i] = (rnd() % 50) << 20 | i;
+			key[i] = (rnd64() % 50) << 20 | i;
 			edf_rq_enqueue(&rq, i);
 			in[i] = 1;
 		}
@@ -211,14 +201,14 @@ static void test_usum(void)
 	 * margin is wide enough for doubles to be right. */
 	for (unsigned n = 0; n < 2000; n++) {
 		uint32_t t[8][2];
-		unsigned k = 1 + (unsigned)(rnd() % 8);
+		unsigned k = 1 + (unsigned)(rnd64() % 8);
 		double sum = 0;
 		for (unsigned i = 0; i < k; i++) {
-			t[i][1] = 1 + (uint32_t)(rnd() % 100);
-			t[i][0] = 1 + (uint32_t)(rnd() % t[i][1]);
+			t[i][1] = 1 + (uint32_t)(rnd64() % 100);
+			t[i][0] = 1 + (uint32_t)(rnd64() % t[i][1]);
 			sum += (double)t[i][0] / t[i][1];
 		}
-		uint64_t bound = 1 + rnd() % 4;
+		uint64_t bound = 1 + rnd64() % 4;
 		int got = usum_of((const uint32_t (*)[2])t, k, bound);
 		if (sum < bound - 1e-9)
 			EXPECT(got == 1, "sum %f <= %llu", sum,

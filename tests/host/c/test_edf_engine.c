@@ -12,17 +12,7 @@
 
 #include "../../../sched/sched.h"
 
-static int failures;
-
-#define EXPECT(cond, ...)                                                     \
-	do {                                                                  \
-		if (!(cond)) {                                                \
-			printf("FAIL %s:%d: ", __FILE__, __LINE__);           \
-			printf(__VA_ARGS__);                                  \
-			printf("\n");                                         \
-			failures++;                                           \
-		}                                                             \
-	} while (0)
+#include "unit.h"
 
 static void *allocs[256];
 static unsigned nallocs;

@@ -12,17 +12,7 @@
 #include "../../../drivers/fb/fbcon.c"
 #include "../../../drivers/fb/font.c"
 
-static int failures;
-
-#define EXPECT(cond, ...)                                                     \
-	do {                                                                  \
-		if (!(cond)) {                                                \
-			printf("FAIL %s:%d: ", __FILE__, __LINE__);           \
-			printf(__VA_ARGS__);                                  \
-			printf("\n");                                         \
-			failures++;                                           \
-		}                                                             \
-	} while (0)
+#include "unit.h"
 
 static uint32_t get_pixel(const struct fbcon_mode *m, unsigned x, unsigned y)
 {

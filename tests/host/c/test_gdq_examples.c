@@ -10,17 +10,7 @@
 #include "../../../sched/gdq/intra.h"
 #include "../../../sched/gdq/mfq.h"
 
-static int failures;
-
-#define CHECK(cond, ...)                                                      \
-	do {                                                                  \
-		if (!(cond)) {                                                \
-			printf("FAIL %s:%d: ", __FILE__, __LINE__);           \
-			printf(__VA_ARGS__);                                  \
-			printf("\n");                                         \
-			failures++;                                           \
-		}                                                             \
-	} while (0)
+#include "unit.h"
 
 /* VFT of c equals num/den (hatw is the fictitious weight times P = 4). */
 static int vft_is(const struct gdq_mfq_client *c, uint64_t num, uint64_t den)
@@ -37,27 +27,27 @@ static void test_inter_group(void)
 		{ .hatw = 6 * 4, .m = 1, .alloc = 3, .ceil = 3, .ready = 1 },
 		{ .hatw = 9 * 4, .m = 2, .alloc = 1, .ceil = 1, .ready = 1 },
 	};
-	CHECK(vft_is(&c[0], 2, 7) && vft_is(&c[1], 1, 6) && vft_is(&c[2], 2, 9),
+	EXPECT(vft_is(&c[0], 2, 7) && vft_is(&c[1], 1, 6) && vft_is(&c[2], 2, 9),
 	      "start VFTs 2/7, 1/6, 2/9");
 
 	/* t + 5: p3 leaves G2 (VFT 2/6); G3 (2/9) has its processor: G1. */
 	int to = gdq_mfq_pick(c, 3, 1);
-	CHECK(to == 0, "t+5: p3 went to G%d, not G1", to + 1);
-	CHECK(vft_is(&c[1], 2, 6), "t+5: F(G2) = 2/6");
+	EXPECT(to == 0, "t+5: p3 went to G%d, not G1", to + 1);
+	EXPECT(vft_is(&c[1], 2, 6), "t+5: F(G2) = 2/6");
 	c[1].alloc--;
 	c[0].alloc++;
 
 	/* t + 15: p4 leaves G3 (VFT 3/9 = 2/6 of G2): the tie goes to G2. */
 	to = gdq_mfq_pick(c, 3, 2);
-	CHECK(to == 1, "t+15: p4 went to G%d, not G2", to + 1);
-	CHECK(vft_is(&c[2], 3, 9), "t+15: F(G3) = 3/9");
+	EXPECT(to == 1, "t+15: p4 went to G%d, not G2", to + 1);
+	EXPECT(vft_is(&c[2], 3, 9), "t+15: F(G3) = 3/9");
 	c[2].alloc--;
 	c[1].alloc++;
 
 	/* t + 25: p3 leaves G1 (VFT 3/7); G3 at 3/9 is least. */
 	to = gdq_mfq_pick(c, 3, 0);
-	CHECK(to == 2, "t+25: p3 went to G%d, not G3", to + 1);
-	CHECK(vft_is(&c[0], 3, 7), "t+25: F(G1) = 3/7");
+	EXPECT(to == 2, "t+25: p3 went to G%d, not G3", to + 1);
+	EXPECT(vft_is(&c[0], 3, 7), "t+25: F(G1) = 3/7");
 
 	/* "If the VFT of G2 were smaller than that of G1, p3 would stay." */
 	struct gdq_mfq_client d[3];
@@ -68,7 +58,7 @@ static void test_inter_group(void)
 	d[1].m = 1;     /* G2 charged to 2/6 < 3/7 */
 	d[2].alloc = 1;
 	to = gdq_mfq_pick(d, 3, 1);
-	CHECK(to == 1, "a group of least VFT keeps its processor (got G%d)",
+	EXPECT(to == 1, "a group of least VFT keeps its processor (got G%d)",
 	      to + 1);
 }
 
@@ -133,36 +123,36 @@ static void test_intra_group(void)
 
 	int r[3];
 	step(r);        /* t */
-	CHECK(r[2] == 8 && nvt_is(8, 2, 3), "t: p3 runs C8 -> 2/3");
-	CHECK(r[0] == 4 && nvt_is(4, 1, 1), "t: p1 runs C4 -> 1");
-	CHECK(r[1] == 7 && nvt_is(7, 1, 1), "t: p2 runs C7 -> 1");
+	EXPECT(r[2] == 8 && nvt_is(8, 2, 3), "t: p3 runs C8 -> 2/3");
+	EXPECT(r[0] == 4 && nvt_is(4, 1, 1), "t: p1 runs C4 -> 1");
+	EXPECT(r[1] == 7 && nvt_is(7, 1, 1), "t: p2 runs C7 -> 1");
 	step(r);        /* t + 1 */
-	CHECK(r[2] == 8 && nvt_is(8, 4, 3), "t+1: p3 runs C8 -> 4/3");
-	CHECK(r[0] == 5 && nvt_is(5, 1, 1), "t+1: p1 runs C5 -> 1");
-	CHECK(r[1] == 7 && q[1].nv == 2 && nvt_is(7, 2, 1),
+	EXPECT(r[2] == 8 && nvt_is(8, 4, 3), "t+1: p3 runs C8 -> 4/3");
+	EXPECT(r[0] == 5 && nvt_is(5, 1, 1), "t+1: p1 runs C5 -> 1");
+	EXPECT(r[1] == 7 && q[1].nv == 2 && nvt_is(7, 2, 1),
 	      "t+1: nv(Q2) = 2, C7 -> 2");
 	step(r);        /* t + 2 */
-	CHECK(r[2] == 9 && nvt_is(9, 2, 3), "t+2: p3 runs C9 -> 2/3");
-	CHECK(r[0] == 4 && q[0].nv == 2 && nvt_is(4, 2, 1),
+	EXPECT(r[2] == 9 && nvt_is(9, 2, 3), "t+2: p3 runs C9 -> 2/3");
+	EXPECT(r[0] == 4 && q[0].nv == 2 && nvt_is(4, 2, 1),
 	      "t+2: nv(Q1) = 2, C4 -> 2");
-	CHECK(r[1] == 7 && q[1].nv == 3 && nvt_is(7, 3, 1),
+	EXPECT(r[1] == 7 && q[1].nv == 3 && nvt_is(7, 3, 1),
 	      "t+2: nv(Q2) = 3, C7 -> 3");
 	step(r);        /* t + 3 */
-	CHECK(r[2] == 9 && nvt_is(9, 4, 3), "t+3: p3 runs C9 -> 4/3");
-	CHECK(r[0] == 5 && nvt_is(5, 2, 1), "t+3: p1 runs C5 -> 2");
-	CHECK(r[1] == 6 && in_queue(6) == 2 && nvt_is(6, 1, 1),
+	EXPECT(r[2] == 9 && nvt_is(9, 4, 3), "t+3: p3 runs C9 -> 4/3");
+	EXPECT(r[0] == 5 && nvt_is(5, 2, 1), "t+3: p1 runs C5 -> 2");
+	EXPECT(r[1] == 6 && in_queue(6) == 2 && nvt_is(6, 1, 1),
 	      "t+3: p2 steals C6 from Q3 and runs it -> 1 (ran C%d)", r[1]);
 	step(r);        /* t + 4 */
-	CHECK(r[2] == 8 && q[2].nv == 2 && nvt_is(8, 2, 1),
+	EXPECT(r[2] == 8 && q[2].nv == 2 && nvt_is(8, 2, 1),
 	      "t+4: nv(Q3) = 2, C8 -> 2");
-	CHECK(r[0] == 4 && q[0].nv == 3 && nvt_is(4, 3, 1),
+	EXPECT(r[0] == 4 && q[0].nv == 3 && nvt_is(4, 3, 1),
 	      "t+4: nv(Q1) = 3, C4 -> 3");
-	CHECK(r[1] == 6 && nvt_is(6, 2, 1), "t+4: C6 -> 2");
+	EXPECT(r[1] == 6 && nvt_is(6, 2, 1), "t+4: C6 -> 2");
 
 	q[2].cpu = -1;  /* t + 5: p3 goes to G1, Q3 stalls */
 	for (int t = 5; t <= 7; t++) {
 		step(r);
-		CHECK((r[0] == 4 || r[0] == 5) && (r[1] == 6 || r[1] == 7),
+		EXPECT((r[0] == 4 || r[0] == 5) && (r[1] == 6 || r[1] == 7),
 		      "t+%d: p1 on C4/C5, p2 on C6/C7 (got C%d, C%d)", t,
 		      r[0], r[1]);
 	}
@@ -175,13 +165,13 @@ static void test_intra_group(void)
 	 */
 	static const int p2_first[4] = { 2, 1, 3, 4 };
 	step_in(r, p2_first);
-	CHECK(q[0].nv == 4 && q[1].nv == 4, "t+8: queue NVTs 4");
-	CHECK(in_queue(8) == 1 && in_queue(9) == 2 && q[2].n == 0,
+	EXPECT(q[0].nv == 4 && q[1].nv == 4, "t+8: queue NVTs 4");
+	EXPECT(in_queue(8) == 1 && in_queue(9) == 2 && q[2].n == 0,
 	      "t+8: Q1 steals C8, Q2 C9, Q3 empties (C8 in Q%d, C9 in Q%d)",
 	      in_queue(8), in_queue(9));
 	for (int t = 9; t <= 14; t++) {
 		step(r);
-		CHECK(in_queue(r[0]) == 1 && in_queue(r[1]) == 2,
+		EXPECT(in_queue(r[0]) == 1 && in_queue(r[1]) == 2,
 		      "t+%d: each processor on its own queue", t);
 	}
 	/*
@@ -196,15 +186,15 @@ static void test_intra_group(void)
 	 */
 	q[2].cpu = 4;
 	step(r);
-	CHECK(q[0].nv == 6 && q[1].nv == 5, "t+15: nv(Q1) = 6, nv(Q2) = 5");
-	CHECK(in_queue(7) == 3 && r[2] == 7 && q[2].n == 1,
+	EXPECT(q[0].nv == 6 && q[1].nv == 5, "t+15: nv(Q1) = 6, nv(Q2) = 5");
+	EXPECT(in_queue(7) == 3 && r[2] == 7 && q[2].n == 1,
 	      "t+15: p4 pulls C7 from Q2 and runs it (ran C%d)", r[2]);
 	for (int t = 16; t <= 18; t++) {
 		step(r);
-		CHECK(r[2] == 7 && q[2].nv == (uint64_t)t - 9,
+		EXPECT(r[2] == 7 && q[2].nv == (uint64_t)t - 9,
 		      "t+%d: p4 runs C7, nv(Q3) climbs by one a quantum", t);
 	}
-	CHECK(q[0].n == 3 && q[1].n == 2 && q[2].n == 1, "t+18: 3/2/1 split");
+	EXPECT(q[0].n == 3 && q[1].n == 2 && q[2].n == 1, "t+18: 3/2/1 split");
 }
 
 int main(void)

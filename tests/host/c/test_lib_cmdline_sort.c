@@ -7,17 +7,7 @@
 #include "../../../lib/cmdline.h"
 #include "../../../lib/sort.h"
 
-static int failures;
-
-#define EXPECT(cond, ...)                                                     \
-	do {                                                                  \
-		if (!(cond)) {                                                \
-			printf("FAIL %s:%d: ", __FILE__, __LINE__);           \
-			printf(__VA_ARGS__);                                  \
-			printf("\n");                                         \
-			failures++;                                           \
-		}                                                             \
-	} while (0)
+#include "unit.h"
 
 static void test_cmdline(void)
 {

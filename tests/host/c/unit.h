@@ -1,6 +1,6 @@
 /*
- * Helpers for the C unit tests: a failure counter with a CHECK that
- * reports and leaves the current (void) function, and a xorshift RNG.
+ * Helpers for the C unit tests: a failure counter with EXPECT and CHECK,
+ * a xorshift RNG, and plugin memory that is freed at the end.
  */
 #ifndef TESTS_HOST_C_UNIT_H
 #define TESTS_HOST_C_UNIT_H
@@ -11,15 +11,24 @@
 
 static int failures;
 
-#define CHECK(cond, ...)                                                   \
+/* EXPECT counts a failure and goes on; CHECK also leaves the (void)
+ * function, for checks after which the rest would only cascade. */
+#define EXPECT(cond, ...)                                                  \
 	do {                                                               \
 		if (!(cond)) {                                             \
 			printf("FAIL %s:%d: ", __FILE__, __LINE__);        \
 			printf(__VA_ARGS__);                               \
 			printf("\n");                                      \
 			failures++;                                        \
-			return;                                            \
 		}                                                          \
+	} while (0)
+
+#define CHECK(cond, ...)                                                   \
+	do {                                                               \
+		int check_ok_ = !!(cond);                                  \
+		EXPECT(check_ok_, __VA_ARGS__);                            \
+		if (!check_ok_)                                            \
+			return;                                            \
 	} while (0)
 
 static uint64_t rng_state = 88172645463325252ull;
