@@ -172,6 +172,32 @@ static void unbind(struct gdq *s, unsigned cpu)
 	s->cpu_q[cpu] = 0;
 }
 
+/*
+ * An empty queue's round counter stopped while it was empty. Sec. 2.4 puts
+ * an arrival in the smallest queue of its group, which is often an empty
+ * one; with the stale counter the arrival would run alone, never stealing
+ * and never stolen from, until its queue caught up with the group's round
+ * (a join at t = 101 into P = 5, T = 20, delta = 4, weights 100, 65, 190,
+ * 112, 189, 114, 140 ran 150 quanta in a row, error +62.6 > the bound
+ * +60). Decided: at each change of mix every empty queue takes the round
+ * of the group's slowest non-empty queue, as gdq_refill does; a group with
+ * no process left levels all its queues to the latest round.
+ */
+static void level_empty_queues(struct gdq_group *g)
+{
+	uint64_t least = UINT64_MAX, latest = 1;
+
+	for (unsigned i = 0; i < g->nq; i++) {
+		if (g->q[i].n && g->q[i].nv < least)
+			least = g->q[i].nv;
+		if (g->q[i].nv > latest)
+			latest = g->q[i].nv;
+	}
+	for (unsigned i = 0; i < g->nq; i++)
+		if (!g->q[i].n)
+			g->q[i].nv = least != UINT64_MAX ? least : latest;
+}
+
 /* Group parameters and queue membership after a change of mix. */
 static void regroup(struct gdq *s, const uint64_t *phi)
 {
@@ -222,6 +248,7 @@ static void regroup(struct gdq *s, const uint64_t *phi)
 		for (unsigned i = 0; i < s->P; i++)
 			g->q[i].cpu = -1;
 		g->nq = nq;
+		level_empty_queues(g);
 	}
 	/* Arrivals go to the lightest queue of their group (Sec. 2.4). */
 	for (unsigned i = 0; i < s->n; i++) {
