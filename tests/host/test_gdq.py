@@ -134,7 +134,8 @@ def test_arrivals_and_departures_keep_invariants(tmp_path_factory, seed,
     are runnable, and the service error keeps Theorem 3.6's bounds."""
     rng = random.Random(seed)
     n = cpus + rng.randint(0, 12)
-    weights = [rng.randint(1, 40) for _ in range(n)]
+    wmax = rng.choice([40, 200, 3000])
+    weights = [rng.randint(1, wmax) for _ in range(n)]
     names = [f"C{i + 1}" for i in range(n)]
     state = dict.fromkeys(names, "run")
     events, timeline = [], {}
