@@ -46,9 +46,11 @@ extern struct acpi_info acpi;
 
 /*
  * Finds the RSDP (the multiboot2 copies first, then the BIOS areas),
- * verifies every checksum, and reads the MADT, FADT and HPET tables; falls
- * back to the MP tables for the CPUs. A table that fails a check is reported
- * on the console and not used. Returns the number of CPUs found.
+ * verifies every checksum, and reads the MADT, FADT and HPET tables
+ * (acpi_tables.c); falls back to the MP tables for the CPUs (mptable.c). A
+ * table that fails a check -- checksum, signature, length, an entry running
+ * past its end -- is reported on the console and not used at all. Returns
+ * the number of CPUs found.
  */
 unsigned acpi_init(const void *rsdp_v1, const void *rsdp_v2);
 

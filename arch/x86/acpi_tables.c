@@ -1,0 +1,340 @@
+/* arch/x86/acpi_tables: the RSDT/XSDT, MADT, FADT, DSDT's \_S5 and HPET. */
+#include "acpi_tables.h"
+
+#include "../../kernel/console.h"
+
+struct acpi_info acpi = { .source = "none" };
+
+/* ACPI 6.4, 5.2.6: the header every system description table starts with. */
+struct sdt_header {
+	char signature[4];
+	uint32_t length;
+	uint8_t revision;
+	uint8_t checksum;
+	char oem_id[6];
+	char oem_table_id[8];
+	uint32_t oem_revision;
+	uint32_t creator_id;
+	uint32_t creator_revision;
+} __attribute__((packed));
+
+/* ACPI 6.4, 5.2.5.3 */
+struct rsdp {
+	char signature[8];
+	uint8_t checksum;
+	char oem_id[6];
+	uint8_t revision;
+	uint32_t rsdt_address;
+	uint32_t length;          /* revision >= 2 from here */
+	uint64_t xsdt_address;
+	uint8_t extended_checksum;
+	uint8_t reserved[3];
+} __attribute__((packed));
+
+/* Identity map of the boot page tables: physical below 4 GiB is usable as a
+ * pointer (boot/boot.asm). */
+#define IDENTITY_LIMIT 0x100000000ull
+/* No table of the ones read here comes near this; a larger length is a
+ * corrupt header, not a table. */
+#define TABLE_MAX (1u << 20)
+
+/* ACPI 6.4: the least lengths with every field read here. */
+#define MADT_MIN 44             /* 5.2.12: header, LAPIC address, flags */
+#define FADT_MIN 116            /* 5.2.9: the ACPI 1.0 FADT, up to Flags */
+#define HPET_MIN 56             /* IA-PC HPET 1.0a, 3.2.4 */
+#define RSDP_V2_LEN 36
+
+/* Table fields are unaligned as often as not. */
+static uint32_t rd32(const uint8_t *p)
+{
+	uint32_t v;
+	__builtin_memcpy(&v, p, sizeof v);
+	return v;
+}
+
+static uint64_t rd64(const uint8_t *p)
+{
+	uint64_t v;
+	__builtin_memcpy(&v, p, sizeof v);
+	return v;
+}
+
+uint8_t acpi_sum(const void *p, uint64_t n)
+{
+	uint8_t s = 0;
+	for (uint64_t i = 0; i < n; i++)
+		s += ((const uint8_t *)p)[i];
+	return s;
+}
+
+int acpi_sig_is(const char *s, const char *want, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (s[i] != want[i])
+			return 0;
+	return 1;
+}
+
+/*
+ * The table at phys when its header, length and checksum hold; want: the
+ * signature it must have, or NULL (any table an RSDT lists).
+ */
+static const struct sdt_header *table_at(uint64_t phys, const char *want)
+{
+	const char *what = want ? want : "listed";
+	if (phys == 0 || phys + sizeof(struct sdt_header) > IDENTITY_LIMIT) {
+		kprintf("acpi: the %s table at %#llx is outside the mapped "
+			"4 GiB; ignored\n", what, (unsigned long long)phys);
+		return 0;
+	}
+	const struct sdt_header *h = (const struct sdt_header *)phys;
+	if (want && !acpi_sig_is(h->signature, want, 4)) {
+		kprintf("acpi: the %s table at %#llx is signed '%.4s'; not "
+			"trusted\n", want, (unsigned long long)phys, h->signature);
+		return 0;
+	}
+	if (h->length < sizeof *h || h->length > TABLE_MAX ||
+	    phys + h->length > IDENTITY_LIMIT) {
+		kprintf("acpi: %.4s table at %#llx has a bad length %u; not "
+			"trusted\n", h->signature, (unsigned long long)phys,
+			h->length);
+		return 0;
+	}
+	if (acpi_sum(h, h->length) != 0) {
+		kprintf("acpi: %.4s table at %#llx fails its checksum; not "
+			"trusted\n", h->signature, (unsigned long long)phys);
+		return 0;
+	}
+	return h;
+}
+
+/* A table shorter than the fields read from it is not trusted. */
+static int long_enough(const struct sdt_header *h, uint32_t min)
+{
+	if (h->length >= min)
+		return 1;
+	kprintf("acpi: %.4s table is %u bytes, shorter than the %u its fields "
+		"need; not trusted\n", h->signature, h->length, min);
+	return 0;
+}
+
+int acpi_rsdp_valid(const void *p, int quiet)
+{
+	const struct rsdp *r = p;
+	if (!r || !acpi_sig_is(r->signature, "RSD PTR ", 8))
+		return 0;
+	if (acpi_sum(r, 20) != 0) {
+		if (!quiet)
+			kprintf("acpi: RSDP at %p fails its checksum; not "
+				"trusted\n", p);
+		return 0;
+	}
+	/* A bad extended checksum only costs the XSDT: acpi_read_tables
+	 * checks it and falls back to the RSDT. */
+	return 1;
+}
+
+void acpi_add_cpu(uint32_t apic_id, uint32_t uid, uint32_t flags)
+{
+	int enabled = flags & 1, capable = (flags >> 1) & 1;
+	if (!enabled) {
+		if (capable)
+			acpi.ncpus_hotplug++;
+		else
+			acpi.ncpus_disabled++;
+		return;
+	}
+	for (unsigned i = 0; i < acpi.ncpus; i++)
+		if (acpi.cpu[i].apic_id == apic_id)
+			return;         /* listed as both LAPIC and x2APIC */
+	if (acpi.ncpus == ACPI_MAX_CPUS) {
+		acpi.ncpus_dropped++;
+		return;
+	}
+	struct acpi_cpu *c = &acpi.cpu[acpi.ncpus++];
+	c->apic_id = apic_id;
+	c->uid = uid;
+	c->enabled = 1;
+	c->online_capable = (uint8_t)capable;
+}
+
+/*
+ * ACPI 6.4, 5.2.12: every interrupt controller structure must lie inside
+ * the MADT with a length of at least 2. Checked for the whole table before
+ * any entry is used, so that a corrupt MADT adds no CPU at all rather than
+ * the ones before the damage.
+ */
+static int madt_well_formed(const struct sdt_header *h)
+{
+	const uint8_t *p = (const uint8_t *)h;
+	const uint8_t *e = p + MADT_MIN, *end = p + h->length;
+	for (unsigned n = 0; e < end; n++) {
+		if (e + 2 > end || e[1] < 2 || e + e[1] > end) {
+			kprintf("acpi: MADT entry %u (type %u at offset %u) "
+				"runs past the table's end or has length %u; "
+				"the MADT is not trusted\n", n, e[0],
+				(unsigned)(e - p), e + 2 > end ? 0 : e[1]);
+			return 0;
+		}
+		e += e[1];
+	}
+	return 1;
+}
+
+static void parse_madt(const struct sdt_header *h)
+{
+	if (!long_enough(h, MADT_MIN) || !madt_well_formed(h))
+		return;
+	const uint8_t *p = (const uint8_t *)h;
+	acpi.lapic_addr = rd32(p + 36);
+	for (const uint8_t *e = p + MADT_MIN; e < p + h->length; e += e[1]) {
+		uint8_t len = e[1];
+		switch (e[0]) {
+		case 0: /* processor local APIC */
+			if (len >= 8)
+				acpi_add_cpu(e[3], e[2], rd32(e + 4));
+			break;
+		case 1: /* I/O APIC */
+			if (len >= 12 && acpi.nioapics < ACPI_MAX_IOAPICS) {
+				struct acpi_ioapic *io = &acpi.ioapic[acpi.nioapics++];
+				io->id = e[2];
+				io->addr = rd32(e + 4);
+				io->gsi_base = rd32(e + 8);
+			}
+			break;
+		case 5: /* local APIC address override */
+			if (len >= 12)
+				acpi.lapic_addr = rd64(e + 4);
+			break;
+		case 9: /* processor local x2APIC */
+			if (len >= 16)
+				acpi_add_cpu(rd32(e + 4),
+					     rd32(e + 12),
+					     rd32(e + 8));
+			break;
+		}
+	}
+}
+
+/* The \_S5 package in the DSDT's AML (ACPI 6.4, 7.4.2): the byte pattern
+ * "_S5_" PackageOp PkgLength NumElements, then SLP_TYPa and SLP_TYPb as
+ * BytePrefix constants or ZeroOp/OneOp. */
+static void find_s5(const struct sdt_header *dsdt)
+{
+	const uint8_t *p = (const uint8_t *)dsdt + sizeof *dsdt;
+	const uint8_t *end = (const uint8_t *)dsdt + dsdt->length;
+	/* 4 name bytes, PackageOp, up to 4 PkgLength bytes, NumElements and
+	 * two 2-byte constants: 16 bytes at most. */
+	for (; p + 16 <= end; p++) {
+		if (!acpi_sig_is((const char *)p, "_S5_", 4) || p[4] != 0x12)
+			continue;
+		const uint8_t *q = p + 5;
+		q += ((*q >> 6) & 3) + 1;       /* PkgLength */
+		q++;                            /* NumElements */
+		uint16_t v[2];
+		for (int i = 0; i < 2; i++) {
+			if (*q == 0x0a) {       /* BytePrefix */
+				v[i] = q[1];
+				q += 2;
+			} else if (*q == 0x00 || *q == 0x01) {
+				v[i] = *q;
+				q++;
+			} else {
+				return;
+			}
+		}
+		acpi.slp_typa = v[0];
+		acpi.slp_typb = v[1];
+		acpi.have_s5 = 1;
+		return;
+	}
+}
+
+/* ACPI 6.4, 5.2.9: FADT field offsets. */
+#define FADT_DSDT 40
+#define FADT_SMI_CMD 48
+#define FADT_ACPI_ENABLE 52
+#define FADT_PM1A_CNT 64
+#define FADT_PM1B_CNT 68
+#define FADT_PM_TMR 76
+#define FADT_FLAGS 112
+#define FADT_X_DSDT 140
+#define FADT_X_PM_TMR 208
+#define FADT_FLAG_TMR_VAL_EXT (1u << 8)
+
+static void parse_fadt(const struct sdt_header *h)
+{
+	if (!long_enough(h, FADT_MIN))
+		return;
+	const uint8_t *p = (const uint8_t *)h;
+	uint32_t len = h->length;
+	acpi.pm_timer_32bit =
+		(rd32(p + FADT_FLAGS) & FADT_FLAG_TMR_VAL_EXT) != 0;
+	uint32_t pm_tmr = rd32(p + FADT_PM_TMR);
+	/* X_PM_TMR_BLK is a GAS (5.2.3.2): space 1 = system I/O, address at +4. */
+	if (len >= FADT_X_PM_TMR + 12 && p[FADT_X_PM_TMR] == 1 &&
+	    rd64(p + FADT_X_PM_TMR + 4))
+		pm_tmr = (uint32_t)rd64(p + FADT_X_PM_TMR + 4);
+	acpi.pm_timer_port = (uint16_t)pm_tmr;
+	acpi.pm1a_cnt = (uint16_t)rd32(p + FADT_PM1A_CNT);
+	acpi.pm1b_cnt = (uint16_t)rd32(p + FADT_PM1B_CNT);
+	acpi.smi_cmd = (uint16_t)rd32(p + FADT_SMI_CMD);
+	acpi.acpi_enable = p[FADT_ACPI_ENABLE];
+	uint64_t dsdt = rd32(p + FADT_DSDT);
+	if (len >= FADT_X_DSDT + 8 && rd64(p + FADT_X_DSDT))
+		dsdt = rd64(p + FADT_X_DSDT);
+	const struct sdt_header *d = table_at(dsdt, "DSDT");
+	if (d)
+		find_s5(d);
+}
+
+static void parse_table(uint64_t phys)
+{
+	const struct sdt_header *h = table_at(phys, 0);
+	if (!h)
+		return;
+	if (acpi_sig_is(h->signature, "APIC", 4))
+		parse_madt(h);
+	else if (acpi_sig_is(h->signature, "FACP", 4))
+		parse_fadt(h);
+	else if (acpi_sig_is(h->signature, "HPET", 4) &&
+		 long_enough(h, HPET_MIN))
+		acpi.hpet_addr = rd64((const uint8_t *)h + 44);
+}
+
+/* ACPI 6.4, 5.2.5.3: the extended fields count when the revision is 2 or
+ * later and the whole structure, of a sane length, sums to 0. */
+static int xsdt_usable(const struct rsdp *r)
+{
+	if (r->revision < 2 || !r->xsdt_address)
+		return 0;
+	if (r->length < RSDP_V2_LEN || r->length > 4096 ||
+	    acpi_sum(r, r->length) != 0) {
+		kprintf("acpi: the RSDP's extended part (length %u) fails its "
+			"checks; using the RSDT\n", r->length);
+		return 0;
+	}
+	return 1;
+}
+
+int acpi_read_tables(const void *rsdp)
+{
+	const struct rsdp *r = rsdp;
+	acpi.revision = r->revision;
+	int use_xsdt = xsdt_usable(r);
+	const struct sdt_header *root =
+		use_xsdt ? table_at(r->xsdt_address, "XSDT") : 0;
+	if (!root) {
+		use_xsdt = 0;
+		root = table_at(r->rsdt_address, "RSDT");
+	}
+	if (!root)
+		return 0;
+	unsigned width = use_xsdt ? 8 : 4;
+	unsigned n = (root->length - sizeof *root) / width;
+	const uint8_t *ent = (const uint8_t *)root + sizeof *root;
+	for (unsigned i = 0; i < n; i++)
+		parse_table(use_xsdt ? rd64(ent + 8 * i)
+				     : rd32(ent + 4 * i));
+	return 1;
+}

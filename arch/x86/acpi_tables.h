@@ -1,0 +1,40 @@
+/*
+ * arch/x86/acpi_tables: reads ACPI's system description tables -- the
+ * RSDT or XSDT, MADT, FADT with the DSDT's \_S5, HPET -- into `acpi`, with
+ * every check made before anything in a table is used. A table that fails
+ * one is reported on the console and ignored whole.
+ *
+ * Nothing here touches hardware: physical addresses below 4 GiB are used as
+ * pointers (the boot identity map), so the host tests compile this file
+ * directly with tables they build in low memory.
+ */
+#ifndef ARCH_X86_ACPI_TABLES_H
+#define ARCH_X86_ACPI_TABLES_H
+
+#include <stdint.h>
+
+#include "acpi.h"
+
+/* The byte sum of n bytes (a valid table sums to 0). */
+uint8_t acpi_sum(const void *p, uint64_t n);
+int acpi_sig_is(const char *s, const char *want, int n);
+
+/*
+ * p holds a signed RSDP whose first 20 bytes sum to 0. quiet: a wrong
+ * signature is not worth a message (the BIOS-area scan tries many places).
+ */
+int acpi_rsdp_valid(const void *p, int quiet);
+
+/*
+ * Reads the tables the RSDP at p lists (the XSDT when the RSDP is revision
+ * 2 or later and its extended checksum holds and the XSDT passes its checks,
+ * else the RSDT). Returns 1 when a root table was read, 0 when none could be
+ * trusted.
+ */
+int acpi_read_tables(const void *rsdp);
+
+/* Records one processor; flags as the MADT's: bit 0 Enabled, bit 1
+ * Online Capable. A duplicate APIC ID is kept once. */
+void acpi_add_cpu(uint32_t apic_id, uint32_t uid, uint32_t flags);
+
+#endif

@@ -1,0 +1,396 @@
+/*
+ * Host test of arch/x86/acpi_tables.c: a firmware's tables are built in
+ * memory below 4 GiB (where the kernel's identity map would put them),
+ * read, and then damaged one way at a time -- checksums, lengths,
+ * signatures, entries running past a table's end, tables out of reach.
+ * Each damaged table must be reported by name and not used at all, and
+ * the undamaged ones still read.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "../../../arch/x86/acpi_tables.c"
+
+#include "unit.h"
+
+/* The console, as the kernel's kprintf: every message of a read. */
+static char msgs[16384];
+static size_t msgs_len;
+
+void kprintf(const char *format, ...)
+{
+	va_list ap;
+	va_start(ap, format);
+	int n = vsnprintf(msgs + msgs_len, sizeof msgs - msgs_len, format, ap);
+	va_end(ap);
+	if (n > 0 && msgs_len + (size_t)n < sizeof msgs)
+		msgs_len += (size_t)n;
+}
+
+#define ARENA 0x30000000ull
+#define ARENA_SIZE 0x10000
+#define RSDP_AT (ARENA + 0x0)
+#define XSDT_AT (ARENA + 0x100)
+#define RSDT_AT (ARENA + 0x200)
+#define MADT_AT (ARENA + 0x300)
+#define FADT_AT (ARENA + 0x500)
+#define DSDT_AT (ARENA + 0x700)
+#define HPET_AT (ARENA + 0x800)
+#define FADT_LEN 244
+#define LAPIC_OVERRIDE 0xfed10000ull
+#define HPET_BASE 0xfed00000ull
+
+static uint8_t *at(uint64_t phys)
+{
+	return (uint8_t *)(uintptr_t)phys;
+}
+
+static void put32(uint64_t phys, uint32_t v)
+{
+	memcpy(at(phys), &v, 4);
+}
+
+static void put64(uint64_t phys, uint64_t v)
+{
+	memcpy(at(phys), &v, 8);
+}
+
+static uint32_t length_of(uint64_t table)
+{
+	uint32_t len;
+	memcpy(&len, at(table) + 4, 4);
+	return len;
+}
+
+static void header(uint64_t phys, const char *sig, uint32_t len)
+{
+	memset(at(phys), 0, len);
+	memcpy(at(phys), sig, 4);
+	put32(phys + 4, len);
+	at(phys)[8] = 2;
+	memcpy(at(phys) + 10, "TESTOS", 6);
+}
+
+/* Byte 9 of a table, byte 8 and 32 of the RSDP: sums of 0. */
+static void seal(uint64_t table)
+{
+	at(table)[9] = 0;
+	at(table)[9] = (uint8_t)-acpi_sum(at(table), length_of(table));
+}
+
+static void seal_rsdp(void)
+{
+	at(RSDP_AT)[8] = 0;
+	at(RSDP_AT)[8] = (uint8_t)-acpi_sum(at(RSDP_AT), 20);
+	at(RSDP_AT)[32] = 0;
+	at(RSDP_AT)[32] = (uint8_t)-acpi_sum(at(RSDP_AT), 36);
+}
+
+static void seal_all(void)
+{
+	const uint64_t tables[] = { XSDT_AT, RSDT_AT, MADT_AT, FADT_AT,
+				    DSDT_AT, HPET_AT };
+	for (unsigned i = 0; i < sizeof tables / sizeof *tables; i++)
+		seal(tables[i]);
+	seal_rsdp();
+}
+
+/* MADT entries (ACPI 6.4, 5.2.12.2-): returns the next free offset. */
+static unsigned lapic(unsigned off, uint8_t uid, uint8_t id, uint32_t flags)
+{
+	uint8_t *e = at(MADT_AT) + off;
+	e[0] = 0, e[1] = 8, e[2] = uid, e[3] = id;
+	memcpy(e + 4, &flags, 4);
+	return off + 8;
+}
+
+static unsigned x2apic(unsigned off, uint32_t id, uint32_t flags, uint32_t uid)
+{
+	uint8_t *e = at(MADT_AT) + off;
+	e[0] = 9, e[1] = 16;
+	memcpy(e + 4, &id, 4);
+	memcpy(e + 8, &flags, 4);
+	memcpy(e + 12, &uid, 4);
+	return off + 16;
+}
+
+/* A well-formed firmware: RSDP 2 -> XSDT and RSDT -> MADT, FADT, HPET. */
+static void build(void)
+{
+	memset(at(ARENA), 0, ARENA_SIZE);
+	memcpy(at(RSDP_AT), "RSD PTR ", 8);
+	at(RSDP_AT)[15] = 2;
+	put32(RSDP_AT + 16, (uint32_t)RSDT_AT);
+	put32(RSDP_AT + 20, 36);
+	put64(RSDP_AT + 24, XSDT_AT);
+
+	const uint64_t listed[] = { MADT_AT, FADT_AT, HPET_AT };
+	header(XSDT_AT, "XSDT", 36 + 8 * 3);
+	header(RSDT_AT, "RSDT", 36 + 4 * 3);
+	for (unsigned i = 0; i < 3; i++) {
+		put64(XSDT_AT + 36 + 8 * i, listed[i]);
+		put32(RSDT_AT + 36 + 4 * i, (uint32_t)listed[i]);
+	}
+
+	unsigned off = 44;
+	uint8_t *m = at(MADT_AT);
+	header(MADT_AT, "APIC", 0x100);
+	put32(MADT_AT + 36, 0xfee00000);
+	off = lapic(off, 0, 0, 1);
+	off = lapic(off, 1, 1, 1);
+	off = lapic(off, 2, 2, 0);                /* disabled */
+	off = lapic(off, 3, 3, 2);                /* online capable */
+	off = x2apic(off, 0x100, 1, 4);
+	off = x2apic(off, 1, 1, 1);               /* CPU 1 again */
+	m[off] = 1, m[off + 1] = 12, m[off + 2] = 9;   /* I/O APIC */
+	put32(MADT_AT + off + 4, 0xfec00000);
+	put32(MADT_AT + off + 8, 24);
+	off += 12;
+	m[off] = 5, m[off + 1] = 12;                   /* LAPIC override */
+	put64(MADT_AT + off + 4, LAPIC_OVERRIDE);
+	off += 12;
+	put32(MADT_AT + 4, off);
+
+	header(FADT_AT, "FACP", FADT_LEN);
+	put32(FADT_AT + 40, (uint32_t)DSDT_AT);
+	put32(FADT_AT + 64, 0x604);                    /* PM1a control */
+	put32(FADT_AT + 76, 0x600);                    /* PM timer ... */
+	put32(FADT_AT + 112, 1u << 8);                 /* ... 32 bits */
+	at(FADT_AT)[208] = 1;                          /* X_PM_TMR: I/O */
+	put64(FADT_AT + 212, 0x608);                   /* preferred */
+
+	/* DSDT: Name(_S5, Package(2) { 5, Zero }) in AML. */
+	static const uint8_t s5[] = { 0x08, '_', 'S', '5', '_', 0x12, 0x06,
+				      0x02, 0x0a, 0x05, 0x00 };
+	header(DSDT_AT, "DSDT", 36 + 40);
+	memcpy(at(DSDT_AT) + 36 + 20, s5, sizeof s5);
+
+	header(HPET_AT, "HPET", 56);
+	put64(HPET_AT + 44, HPET_BASE);
+	seal_all();
+}
+
+/* Reads the tables afresh; returns what acpi_read_tables returned. */
+static int read_tables(void)
+{
+	memset(&acpi, 0, sizeof acpi);
+	acpi.source = "none";
+	msgs_len = 0;
+	msgs[0] = 0;
+	return acpi_read_tables(at(RSDP_AT));
+}
+
+static int said(const char *text)
+{
+	return strstr(msgs, text) != 0;
+}
+
+static void expect_madt_read(const char *when)
+{
+	EXPECT(acpi.ncpus == 3, "%s: %u CPUs", when, acpi.ncpus);
+	EXPECT(acpi.ncpus_disabled == 1 && acpi.ncpus_hotplug == 1,
+	       "%s: disabled %u, hotplug %u", when, acpi.ncpus_disabled,
+	       acpi.ncpus_hotplug);
+	EXPECT(acpi.nioapics == 1 && acpi.ioapic[0].id == 9 &&
+	       acpi.ioapic[0].addr == 0xfec00000 &&
+	       acpi.ioapic[0].gsi_base == 24, "%s: I/O APIC", when);
+	EXPECT(acpi.lapic_addr == LAPIC_OVERRIDE, "%s: LAPIC at %#llx", when,
+	       (unsigned long long)acpi.lapic_addr);
+}
+
+static void expect_fadt_read(const char *when)
+{
+	EXPECT(acpi.pm_timer_port == 0x608 && acpi.pm_timer_32bit,
+	       "%s: PM timer %#x", when, acpi.pm_timer_port);
+	EXPECT(acpi.pm1a_cnt == 0x604, "%s: PM1a %#x", when, acpi.pm1a_cnt);
+	EXPECT(acpi.have_s5 && acpi.slp_typa == 5 && acpi.slp_typb == 0,
+	       "%s: S5 %d %u %u", when, acpi.have_s5, acpi.slp_typa,
+	       acpi.slp_typb);
+}
+
+static void test_well_formed(void)
+{
+	build();
+	EXPECT(acpi_rsdp_valid(at(RSDP_AT), 0), "RSDP refused");
+	CHECK(read_tables() == 1, "no root table read");
+	expect_madt_read("well formed");
+	static const uint32_t ids[] = { 0, 1, 0x100 };
+	for (unsigned i = 0; i < 3 && i < acpi.ncpus; i++)
+		EXPECT(acpi.cpu[i].apic_id == ids[i], "CPU %u has APIC ID %#x",
+		       i, acpi.cpu[i].apic_id);
+	expect_fadt_read("well formed");
+	EXPECT(acpi.hpet_addr == HPET_BASE, "HPET at %#llx",
+	       (unsigned long long)acpi.hpet_addr);
+	EXPECT(msgs_len == 0, "messages for good tables: %s", msgs);
+}
+
+static void test_rsdp_checksum(void)
+{
+	build();
+	at(RSDP_AT)[8] ^= 1;
+	msgs_len = 0;
+	EXPECT(!acpi_rsdp_valid(at(RSDP_AT), 0), "bad RSDP accepted");
+	EXPECT(said("RSDP at") && said("fails its checksum"), "said: %s", msgs);
+	msgs_len = 0;
+	msgs[0] = 0;
+	EXPECT(!acpi_rsdp_valid(at(RSDP_AT), 1) && msgs_len == 0,
+	       "the quiet check spoke: %s", msgs);
+	memcpy(at(RSDP_AT), "RSD PTX ", 8);
+	EXPECT(!acpi_rsdp_valid(at(RSDP_AT), 0) && msgs_len == 0,
+	       "an unsigned RSDP: %s", msgs);
+}
+
+/* The XSDT lost one way or another: the RSDT lists the same tables. */
+static void test_xsdt_falls_back_to_rsdt(void)
+{
+	static const char *const why[] = {
+		"the RSDP's extended part (length 36) fails its checks",
+		"XSDT table at 0x30000100 fails its checksum",
+		"the XSDT table at 0x30000100 is signed 'XSDX'",
+		"XSDT table at 0x30000100 has a bad length 2097152",
+	};
+	for (unsigned k = 0; k < 4; k++) {
+		build();
+		if (k == 0)
+			at(RSDP_AT)[32] ^= 1;
+		else if (k == 1)
+			at(XSDT_AT)[40] ^= 1;
+		else if (k == 2)
+			at(XSDT_AT)[3] = 'X';
+		else
+			put32(XSDT_AT + 4, 2u << 20);
+		CHECK(read_tables() == 1, "case %u: nothing read", k);
+		EXPECT(said(why[k]), "case %u said: %s", k, msgs);
+		expect_madt_read("from the RSDT");
+		expect_fadt_read("from the RSDT");
+	}
+	build();
+	at(XSDT_AT)[40] ^= 1;
+	at(RSDT_AT)[40] ^= 1;
+	EXPECT(read_tables() == 0, "read with both roots corrupt");
+	EXPECT(said("RSDT table at 0x30000200 fails its checksum"), "said: %s",
+	       msgs);
+	EXPECT(acpi.ncpus == 0 && !acpi.pm_timer_port, "used a corrupt root");
+}
+
+static void test_madt_damage(void)
+{
+	struct {
+		const char *what, *said;
+	} cases[] = {
+		{ "checksum", "APIC table at 0x30000300 fails its checksum" },
+		{ "entry overrun", "MADT entry 7 (type 5 at offset 120) runs "
+				   "past the table's end or has length 40" },
+		{ "entry length 0", "MADT entry 2 (type 0 at offset 60) runs "
+				    "past the table's end or has length 0" },
+		{ "table length", "APIC table at 0x30000300 has a bad length" },
+		{ "too short", "APIC table is 40 bytes, shorter than the 44" },
+	};
+	for (unsigned k = 0; k < sizeof cases / sizeof *cases; k++) {
+		build();
+		if (k == 0) {
+			at(MADT_AT)[50] ^= 0x10;
+		} else if (k == 1) {
+			at(MADT_AT)[121] = 40;          /* the override */
+			seal(MADT_AT);
+		} else if (k == 2) {
+			at(MADT_AT)[61] = 0;
+			seal(MADT_AT);
+		} else if (k == 3) {
+			put32(MADT_AT + 4, 0xffffff00u);
+		} else {
+			put32(MADT_AT + 4, 40);
+			seal(MADT_AT);
+		}
+		CHECK(read_tables() == 1, "%s: nothing read", cases[k].what);
+		EXPECT(said(cases[k].said), "%s said: %s", cases[k].what, msgs);
+		EXPECT(said("not trusted"), "%s said: %s", cases[k].what, msgs);
+		/* Not one entry of a damaged MADT is used ... */
+		EXPECT(acpi.ncpus == 0 && acpi.nioapics == 0 &&
+		       acpi.ncpus_disabled == 0 && acpi.lapic_addr == 0,
+		       "%s: %u CPUs, %u I/O APICs from a bad MADT",
+		       cases[k].what, acpi.ncpus, acpi.nioapics);
+		/* ... and the other tables still are. */
+		expect_fadt_read(cases[k].what);
+		EXPECT(acpi.hpet_addr == HPET_BASE, "%s: HPET lost",
+		       cases[k].what);
+	}
+}
+
+static void test_fadt_dsdt_hpet_damage(void)
+{
+	build();
+	put32(FADT_AT + 4, 100);
+	seal(FADT_AT);
+	CHECK(read_tables() == 1, "short FADT: nothing read");
+	EXPECT(said("FACP table is 100 bytes, shorter than the 116"),
+	       "said: %s", msgs);
+	EXPECT(!acpi.pm_timer_port && !acpi.pm1a_cnt && !acpi.have_s5,
+	       "a short FADT was used");
+	expect_madt_read("short FADT");
+
+	build();
+	at(DSDT_AT)[60] ^= 1;
+	CHECK(read_tables() == 1, "bad DSDT: nothing read");
+	EXPECT(said("DSDT table at 0x30000700 fails its checksum"), "said: %s",
+	       msgs);
+	EXPECT(!acpi.have_s5 && acpi.pm_timer_port == 0x608,
+	       "bad DSDT: S5 %d, PM timer %#x", acpi.have_s5,
+	       acpi.pm_timer_port);
+
+	build();
+	put32(FADT_AT + 40, (uint32_t)HPET_AT);        /* DSDT -> HPET */
+	seal(FADT_AT);
+	CHECK(read_tables() == 1, "misdirected DSDT: nothing read");
+	EXPECT(said("the DSDT table at 0x30000800 is signed 'HPET'"),
+	       "said: %s", msgs);
+	EXPECT(!acpi.have_s5, "S5 from a table that is not the DSDT");
+
+	build();
+	put32(HPET_AT + 4, 50);
+	seal(HPET_AT);
+	CHECK(read_tables() == 1, "short HPET: nothing read");
+	EXPECT(said("HPET table is 50 bytes, shorter than the 56"), "said: %s",
+	       msgs);
+	EXPECT(acpi.hpet_addr == 0, "a short HPET table was used");
+}
+
+static void test_table_out_of_reach(void)
+{
+	build();
+	put64(XSDT_AT + 36, 0x100000000ull);           /* the MADT's slot */
+	seal(XSDT_AT);
+	CHECK(read_tables() == 1, "nothing read");
+	EXPECT(said("the listed table at 0x100000000 is outside the mapped "
+		    "4 GiB; ignored"), "said: %s", msgs);
+	EXPECT(acpi.ncpus == 0, "CPUs from beyond 4 GiB");
+	expect_fadt_read("a table out of reach");
+}
+
+int main(void)
+{
+	void *arena = mmap((void *)(uintptr_t)ARENA, ARENA_SIZE,
+			   PROT_READ | PROT_WRITE,
+			   MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE,
+			   -1, 0);
+	if (arena != (void *)(uintptr_t)ARENA) {
+		printf("FAIL: cannot map the table arena at %#llx\n", ARENA);
+		return 1;
+	}
+	test_well_formed();
+	test_rsdp_checksum();
+	test_xsdt_falls_back_to_rsdt();
+	test_madt_damage();
+	test_fadt_dsdt_hpet_damage();
+	test_table_out_of_reach();
+	munmap(arena, ARENA_SIZE);
+	if (failures)
+		printf("%d failures\n", failures);
+	return failures != 0;
+}
