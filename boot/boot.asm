@@ -8,7 +8,9 @@ KERNEL_VMA          equ 0xFFFFFFFF80000000
 MB2_MAGIC           equ 0xE85250D6      ; multiboot2 spec 3.1.1
 MB2_ARCH_I386       equ 0
 MB2_TAG_END         equ 0
+MB2_TAG_FRAMEBUFFER equ 5               ; spec 3.1.10
 MB2_TAG_MODULE_ALIGN equ 6              ; spec 3.1.11
+MB2_TAG_OPTIONAL    equ 1               ; flags bit 0: the loader may ignore it
 
 PTE_PRESENT         equ 1 << 0
 PTE_WRITE           equ 1 << 1
@@ -31,9 +33,13 @@ mb2_header:
 	dd mb2_header_end - mb2_header
 	dd -(MB2_MAGIC + MB2_ARCH_I386 + (mb2_header_end - mb2_header))
 align 8
-	; No framebuffer request tag: GRUB 2.06 under Bochs crashes setting the
-	; mode it asks for. UEFI loaders pass the GOP framebuffer without one;
-	; under BIOS the console falls back to VGA text mode.
+	; Framebuffer request (spec 3.1.10), optional and without a preferred
+	; size: the loader picks the mode. boot/grub.cfg keeps BIOS machines in
+	; VGA text mode unless a menu entry asks for graphics (GRUB 2.06 under
+	; Bochs crashes setting a VBE mode); UEFI has only the framebuffer.
+	dw MB2_TAG_FRAMEBUFFER, MB2_TAG_OPTIONAL
+	dd 20
+	dd 0, 0, 0
 align 8
 	; Modules (the task set) page-aligned.
 	dw MB2_TAG_MODULE_ALIGN, 0

@@ -66,6 +66,7 @@ def iso_with(iso, tmp_path):
     """iso_with("words") -> an ISO whose kernel command line has the words."""
     from harness import make_iso
 
-    def build(cmdline=None, tasks=None):
-        return make_iso(tmp_path / "custom.iso", cmdline=cmdline, tasks=tasks)
+    def build(cmdline=None, tasks=None, entry=0):
+        return make_iso(tmp_path / "custom.iso", cmdline=cmdline, tasks=tasks,
+                        entry=entry)
     return build

@@ -48,11 +48,12 @@ class Boot:
         return "\n".join(self.serial.splitlines()[-n:])
 
 
-def make_iso(out, cmdline=None, tasks=None):
-    """An ISO whose default entry gets the extra command-line words."""
-    if cmdline is None and tasks is None:
+def make_iso(out, cmdline=None, tasks=None, entry=0):
+    """An ISO whose default entry (menu entry `entry` of boot/grub.cfg)
+    gets the extra command-line words."""
+    if cmdline is None and tasks is None and not entry:
         return ISO
-    cmd = [str(ROOT / "scripts/mkiso.sh"), str(out)]
+    cmd = [str(ROOT / "scripts/mkiso.sh"), str(out), "--entry", str(entry)]
     if cmdline:
         cmd += ["--cmdline", cmdline]
     if tasks:

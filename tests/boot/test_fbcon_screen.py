@@ -1,8 +1,10 @@
-"""The framebuffer console under UEFI (issue 2, item 4): OVMF hands GRUB's
-GOP framebuffer to the kernel, which must draw the results on it. The kernel
-runs with end=halt so the last screen stays up; QEMU's monitor then dumps it
-and the test looks for the final RESULT line drawn in the project's font,
-rendered here independently from the glyph pictures in drivers/fb/font.c."""
+"""The framebuffer console (issue 2, item 4): under UEFI OVMF hands GRUB's
+GOP framebuffer to the kernel; under BIOS the graphics menu entry lets GRUB
+honour the kernel's framebuffer request with a VBE mode. The kernel must
+draw the results on it. It runs with end=halt so the last screen stays up;
+QEMU's monitor then dumps it and the test looks for the final RESULT line
+drawn in the project's font, rendered here independently from the glyph
+pictures in drivers/fb/font.c."""
 import pathlib
 import re
 import shutil
@@ -85,18 +87,20 @@ def monitor(sock_path, command):
             buf += chunk
 
 
-def uefi_screen(iso, tmp, vga, timeout=300):
-    """Boots iso under OVMF until `RESULT exit`; returns (serial, ppm path)."""
+def screen(iso, tmp, vga, uefi=True, timeout=300):
+    """Boots iso (under OVMF, or SeaBIOS) until `RESULT exit`; returns
+    (serial, ppm path)."""
     serial, sock, shot = tmp / "serial.log", tmp / "mon.sock", tmp / "screen.ppm"
-    vars_copy = tmp / "vars.fd"
-    shutil.copy(OVMF_VARS, vars_copy)
     cmd = ["qemu-system-x86_64", "-machine", "q35", "-smp", "2", "-m", "256M",
            "-display", "none", "-no-reboot", "-serial", f"file:{serial}",
            "-monitor", f"unix:{sock},server,nowait", "-cdrom", str(iso),
-           "-vga", vga,
-           *DEBUG_EXIT,
-           "-drive", f"if=pflash,format=raw,readonly=on,file={OVMF_CODE}",
-           "-drive", f"if=pflash,format=raw,file={vars_copy}"]
+           "-vga", vga, *DEBUG_EXIT]
+    if uefi:
+        vars_copy = tmp / "vars.fd"
+        shutil.copy(OVMF_VARS, vars_copy)
+        cmd += ["-drive",
+                f"if=pflash,format=raw,readonly=on,file={OVMF_CODE}",
+                "-drive", f"if=pflash,format=raw,file={vars_copy}"]
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL)
     try:
@@ -116,14 +120,22 @@ def uefi_screen(iso, tmp, vga, timeout=300):
         proc.wait()
 
 
-# std: GOP at 24 bits per pixel, 3-byte pitch; virtio: 32 bits per pixel.
-@pytest.mark.parametrize("vga", ["std", "virtio"])
-def test_uefi_framebuffer_shows_the_results(iso_with, vga):
-    iso = iso_with("slots=100 end=halt")
+# UEFI: std gives GOP at 24 bits per pixel, 3-byte pitch; virtio 32 bits
+# per pixel. BIOS: the multiboot2 framebuffer request with boot/grub.cfg's
+# graphics entry (entry 3) gets a 1024x768x32 VBE mode.
+@pytest.mark.parametrize("vga,uefi,entry,mode", [
+    ("std", True, 0, None),
+    ("virtio", True, 0, None),
+    ("std", False, 3, (1024, 768, 32)),
+])
+def test_framebuffer_shows_the_results(iso_with, vga, uefi, entry, mode):
+    iso = iso_with("slots=100 end=halt", entry=entry)
     with tempfile.TemporaryDirectory() as tmp:
-        serial, shot = uefi_screen(iso, pathlib.Path(tmp), vga)
+        serial, shot = screen(iso, pathlib.Path(tmp), vga, uefi)
         m = re.search(r"fb: (\d+)x(\d+)x(\d+), pitch (\d+)", serial)
         assert m, serial[-3000:]
+        if mode:
+            assert tuple(map(int, m.group(1, 2, 3))) == mode, m.group(0)
         assert "RESULT exit status=pass" in serial
         width, height, pixels = read_ppm(shot)
         assert (width, height) == (int(m.group(1)), int(m.group(2)))

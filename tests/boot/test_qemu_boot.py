@@ -43,6 +43,9 @@ def test_every_cpu_online_and_no_boundary_missed(iso, machine, smp):
     assert boot.passed, boot.tail()
     cpu_count_ok(boot, smp)
     check_ticks(boot, smp, SLOTS, expect_none_missed=True)
+    # The default BIOS entries keep VGA text mode (boot/grub.cfg).
+    assert "fb: none from the loader; console on serial and VGA text" in \
+        boot.serial, boot.tail()
 
 
 @pytest.mark.parametrize("machine,smp", [("pc", 1), ("q35", 2), ("pc", 4),
