@@ -4,14 +4,20 @@
 #include "../../lib/fmt.h"
 #include "usum.h"
 
+/* The window a job must fit its budget in: min(d, p). */
+static uint32_t window(const struct task_spec *t)
+{
+	return t->d && t->d < t->p ? t->d : t->p;
+}
+
 static int before(const struct taskset *ts, unsigned a, unsigned b)
 {
 	const struct task_spec *x = &ts->task[a], *y = &ts->task[b];
-	int c = edf_util_cmp(x->e, x->p, y->e, y->p);
+	int c = edf_util_cmp(x->e, window(x), y->e, window(y));
 	return c > 0 || (c == 0 && a < b);
 }
 
-/* Bottom-up merge sort of task indices into decreasing utilisation. */
+/* Bottom-up merge sort of task indices into decreasing density. */
 static void sort_decreasing(const struct taskset *ts, unsigned *idx,
 			    unsigned *tmp, unsigned n)
 {
@@ -39,8 +45,8 @@ static int fits(const struct taskset *ts, unsigned cpu, unsigned task,
 	edf_usum_init(&u);
 	for (unsigned j = 0; j < ts->ntasks; j++)
 		if (placed[j] && cpu_of[j] == cpu)
-			edf_usum_add(&u, ts->task[j].e, ts->task[j].p);
-	edf_usum_add(&u, ts->task[task].e, ts->task[task].p);
+			edf_usum_add(&u, ts->task[j].e, window(&ts->task[j]));
+	edf_usum_add(&u, ts->task[task].e, window(&ts->task[task]));
 	return edf_usum_at_most(&u, 1) == 1;
 }
 
@@ -61,11 +67,13 @@ int edf_partition_ffd(const struct taskset *ts, unsigned cpus,
 		while (c < cpus && !fits(ts, c, i, cpu_of, placed))
 			c++;
 		if (c == cpus) {
+			const struct task_spec *t = &ts->task[i];
 			fmt_snprintf(err->msg, sizeof err->msg,
-				     "task %s (line %u, u = %u/%u) fits on none of "
-				     "the %u CPUs under first-fit decreasing",
-				     ts->task[i].name, ts->task[i].line,
-				     ts->task[i].e, ts->task[i].p, cpus);
+				     "task %s (line %u, %s = %u/%u) fits on none "
+				     "of the %u CPUs under first-fit decreasing",
+				     t->name, t->line,
+				     window(t) < t->p ? "density e/d" : "u",
+				     t->e, window(t), cpus);
 			return -1;
 		}
 		cpu_of[i] = c;

@@ -162,7 +162,7 @@ const struct sched_plugin gedf = {
 
 const struct sched_plugin pedf = {
 	.name = "pedf",
-	.description = "partitioned EDF, first-fit decreasing by utilisation",
+	.description = "partitioned EDF, first-fit decreasing by density",
 	.create = pedf_create,
 	EDF_PLUGIN_OPS,
 };

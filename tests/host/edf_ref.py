@@ -57,16 +57,20 @@ def tasks_text(tasks, events=()):
     return "\n".join(lines) + "\n"
 
 
+def density(task):
+    """e / min(d, p): the utilisation when the deadline is implicit."""
+    return Fraction(task.e, min(task.d, task.p))
+
+
 def ffd_partition(tasks, cpus):
-    """First-fit decreasing by utilisation (ties: file order), each CPU's
-    utilisation <= 1. Returns the CPU of each task, or the index of the
+    """First-fit decreasing by density (ties: file order), each CPU's
+    density sum <= 1. Returns the CPU of each task, or the index of the
     first task that did not fit as ("fail", i)."""
-    order = sorted(range(len(tasks)),
-                   key=lambda i: (-Fraction(tasks[i].e, tasks[i].p), i))
+    order = sorted(range(len(tasks)), key=lambda i: (-density(tasks[i]), i))
     load = [Fraction(0)] * cpus
     where = [None] * len(tasks)
     for i in order:
-        u = Fraction(tasks[i].e, tasks[i].p)
+        u = density(tasks[i])
         for c in range(cpus):
             if load[c] + u <= 1:
                 load[c] += u

@@ -165,9 +165,11 @@ def test_no_miss_under_gfb_bound(tmp_path, cs):
     assert summary["misses"] == 0, summary
 
 
-@settings(max_examples=40, **SETTINGS)
-@given(task_sets(implicit=True, max_cpus=6, max_p=20))
+@settings(max_examples=60, **SETTINGS)
+@given(task_sets(max_cpus=6, max_p=20))
 def test_no_miss_when_pedf_partitions(tmp_path, cs):
+    """Constrained deadlines and phases too: the partition's density test
+    is sufficient for EDF on each CPU."""
     cpus, tasks = cs
     if not isinstance(ffd_partition(tasks, cpus), list):
         return
@@ -280,6 +282,12 @@ def test_unpartitionable_set_names_the_task(tmp_path):
     err = run_bad(tmp_path, "task T0 e=2 p=3\ntask T1 e=2 p=3\n"
                   "task T2 e=2 p=3\n", "pedf")
     assert "task T2 (line 3, u = 2/3) fits on none of the 2 CPUs" in err
+    # With d < p the bins hold densities: two of 2/3 overfill a CPU
+    # although the utilisations are 1/3 each.
+    err = run_bad(tmp_path, "task T0 e=2 p=6 d=3\ntask T1 e=2 p=6 d=3\n"
+                  "task T2 e=2 p=6 d=3\n", "pedf")
+    assert "task T2 (line 3, density e/d = 2/3) fits on none of the 2 " \
+        "CPUs" in err
 
 
 def test_bad_push_structure_parameter(tmp_path):
