@@ -23,6 +23,7 @@
 
 #include "../lib/parse_num.h"
 #include "../lib/taskset.h"
+#include "../lib/xorshift.h"
 #include "../sched/edf/plugin.h"
 #include "../sched/sched.h"
 #include "bench_env.h"
@@ -32,16 +33,11 @@ static uint64_t tsc(void)
 	return __builtin_ia32_rdtsc();
 }
 
-
-
 static uint64_t rng_state;
 
 static double uniform(void)
 {
-	rng_state ^= rng_state << 13;
-	rng_state ^= rng_state >> 7;
-	rng_state ^= rng_state << 17;
-	return (double)(rng_state >> 11) / 9007199254740992.0;
+	return xorshift64_unit(&rng_state);
 }
 
 /* UUniFast (Bini and Buttazzo), retried until every u_i <= 1. */

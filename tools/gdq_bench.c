@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "../lib/taskset.h"
+#include "../lib/xorshift.h"
 #include "../sched/gdq/gdq.h"
 #include "../sched/sched.h"
 #include "bench_env.h"
@@ -24,18 +25,7 @@ static uint64_t tsc(void)
 	return __builtin_ia32_rdtsc();
 }
 
-
-
 static uint64_t rng = 88172645463325252ull;
-
-static uint64_t next_random(void)
-{
-	/* xorshift64 (Marsaglia 2003) */
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
-}
 
 static int cmp_u64(const void *a, const void *b)
 {
@@ -66,7 +56,7 @@ int main(int argc, char **argv)
 	struct task_spec *tasks = calloc(n, sizeof *tasks);
 	for (unsigned i = 0; i < n; i++) {
 		snprintf(tasks[i].name, sizeof tasks[i].name, "P%u", i);
-		tasks[i].weight = 1 + (uint32_t)(next_random() % 1000);
+		tasks[i].weight = 1 + (uint32_t)(xorshift64(&rng) % 1000);
 	}
 	struct taskset ts = { tasks, n, n, NULL, 0, 0 };
 	struct sched_param params[3] = {

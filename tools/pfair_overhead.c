@@ -21,27 +21,17 @@
 
 #include "../lib/parse_num.h"
 #include "../lib/taskset.h"
+#include "../lib/xorshift.h"
 #include "../sched/sched.h"
 #include "bench_env.h"
 
 #define MAX_LIST 64
 
-
-
-
 static uint64_t rng = 0x9e3779b97f4a7c15ull;
-
-static uint64_t rnd64(void)
-{
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
-}
 
 static double uniform(void)
 {
-	return (double)(rnd64() >> 11) / (double)(1ull << 53);
+	return xorshift64_unit(&rng);
 }
 
 static unsigned parse_list(const char *s, uint64_t *out)
@@ -69,7 +59,7 @@ static void make_set(struct taskset *ts, unsigned n, unsigned m, double *raw)
 	for (unsigned i = 0; i < n; i++) {
 		struct task_spec *t = &ts->task[i];
 		double w = raw[i] * target / sum;
-		uint32_t p = 1000 + (uint32_t)(rnd64() % 9001);
+		uint32_t p = 1000 + (uint32_t)(xorshift64(&rng) % 9001);
 		uint32_t e = (uint32_t)(w * p);
 		if (e < 1)
 			e = 1;

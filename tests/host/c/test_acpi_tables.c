@@ -390,7 +390,5 @@ int main(void)
 	test_fadt_dsdt_hpet_damage();
 	test_table_out_of_reach();
 	munmap(arena, ARENA_SIZE);
-	if (failures)
-		printf("%d failures\n", failures);
-	return failures != 0;
+	return unit_exit_status();
 }

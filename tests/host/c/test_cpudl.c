@@ -16,36 +16,7 @@
 
 #include "unit.h"
 
-/* Everything the structures allocate, freed at the end. */
-static void *allocs[4096];
-static unsigned nallocs;
-
-static void *test_alloc(void *ctx, size_t size)
-{
-	(void)ctx;
-	void *p = calloc(1, size ? size : 1);
-	if (!p || nallocs == sizeof allocs / sizeof allocs[0])
-		abort();
-	return allocs[nallocs++] = p;
-}
-
-static void no_resched(void *ctx, unsigned cpu)
-{
-	(void)ctx;
-	(void)cpu;
-}
-
-static const struct sched_env env = { test_alloc, no_resched, 0 };
-
-static uint64_t rng = 88172645463325252ull;
-
-static uint64_t rnd64(void)
-{
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
-}
+static const struct sched_env env = { unit_alloc, unit_no_resched, 0 };
 
 /* Model: key per CPU, UINT64_MAX = idle. The answer cpudl_find must give. */
 static int model_find(const uint64_t *key, unsigned cpus, uint64_t k)
@@ -234,12 +205,5 @@ int main(void)
 	test_rq_random(1, 200);
 	test_rq_random(37, 5000);
 	test_usum();
-	while (nallocs)
-		free(allocs[--nallocs]);
-	if (failures) {
-		printf("%d failures\n", failures);
-		return 1;
-	}
-	printf("ok\n");
-	return 0;
+	return unit_exit_status();
 }

@@ -14,18 +14,7 @@
 
 #include "unit.h"
 
-static void *allocs[256];
-static unsigned nallocs;
 static unsigned resched_mask;   /* CPUs asked to reschedule since cleared */
-
-static void *test_alloc(void *ctx, size_t size)
-{
-	(void)ctx;
-	void *p = calloc(1, size ? size : 1);
-	if (!p || nallocs == sizeof allocs / sizeof allocs[0])
-		abort();
-	return allocs[nallocs++] = p;
-}
 
 static void record_resched(void *ctx, unsigned cpu)
 {
@@ -33,7 +22,7 @@ static void record_resched(void *ctx, unsigned cpu)
 	resched_mask |= 1u << cpu;
 }
 
-static const struct sched_env env = { test_alloc, record_resched, 0 };
+static const struct sched_env env = { unit_alloc, record_resched, 0 };
 
 static void set_task(struct task_spec *t, const char *name, uint32_t e,
 		     uint32_t p, uint32_t d, uint32_t phase)
@@ -151,12 +140,5 @@ int main(void)
 {
 	test_preemption_and_charging();
 	test_staggered_refused();
-	while (nallocs)
-		free(allocs[--nallocs]);
-	if (failures) {
-		printf("%d failures\n", failures);
-		return 1;
-	}
-	printf("ok\n");
-	return 0;
+	return unit_exit_status();
 }

@@ -135,10 +135,5 @@ int main(void)
 	test_depth(24, 800, 600);
 	test_depth(16, 640, 480);
 	test_depth(32, 1920, 1080);
-	if (failures) {
-		printf("%d failures\n", failures);
-		return 1;
-	}
-	printf("ok\n");
-	return 0;
+	return unit_exit_status();
 }

@@ -201,7 +201,5 @@ int main(void)
 {
 	test_inter_group();
 	test_intra_group();
-	if (failures)
-		printf("%d failures\n", failures);
-	return failures != 0;
+	return unit_exit_status();
 }

@@ -156,8 +156,5 @@ int main(void)
 	run(20000, 8);        /* many equal keys: ties by id */
 	run(20000, 1u << 30);
 	max_order();
-	if (failures)
-		return 1;
-	printf("heap: ok\n");
-	return 0;
+	return unit_exit_status();
 }

@@ -87,10 +87,5 @@ int main(void)
 {
 	test_cmdline();
 	test_sort();
-	if (failures) {
-		printf("%d failures\n", failures);
-		return 1;
-	}
-	printf("ok\n");
-	return 0;
+	return unit_exit_status();
 }

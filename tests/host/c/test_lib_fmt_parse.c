@@ -6,8 +6,7 @@
 
 #include "../../../lib/fmt.h"
 #include "../../../lib/parse_num.h"
-
-static int failures;
+#include "unit.h"
 
 #define CHECK_FMT(...)                                                        \
 	do {                                                                  \
@@ -102,10 +101,5 @@ int main(void)
 {
 	test_fmt();
 	test_parse();
-	if (failures) {
-		printf("%d failures\n", failures);
-		return 1;
-	}
-	printf("ok\n");
-	return 0;
+	return unit_exit_status();
 }

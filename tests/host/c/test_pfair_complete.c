@@ -44,9 +44,5 @@ int main(void)
 	check_plugin("pd2");
 	unit_free();
 	check_plugin("spd2");
-	unit_free();
-	if (failures)
-		return 1;
-	printf("complete: ok\n");
-	return 0;
+	return unit_exit_status();
 }

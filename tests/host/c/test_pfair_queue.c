@@ -74,8 +74,5 @@ int main(void)
 	}
 	for (unsigned i = 0; i < 50000 && !failures; i++)
 		step(&q);
-	if (failures)
-		return 1;
-	printf("pfair_queue: ok\n");
-	return 0;
+	return unit_exit_status();
 }
