@@ -7,7 +7,6 @@
  *            [--ticks aligned|staggered] [--param NAME=VALUE]...
  *            [--summary-only] FILE.tasks
  */
-#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +17,7 @@
 #include "../sched/driver.h"
 #include "../sched/report.h"
 #include "../sched/sched.h"
+#include "taskset_file.h"
 
 #define MAX_PARAMS 32
 
@@ -57,28 +57,6 @@ static uint64_t number_arg(const char *opt, const char *s, uint64_t min,
 		exit(2);
 	}
 	return v;
-}
-
-static char *read_file(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	if (!f) {
-		fprintf(stderr, "%s: %s\n", path, strerror(errno));
-		exit(1);
-	}
-	size_t cap = 1 << 16, n = 0;
-	char *buf = malloc(cap);
-	for (;;) {
-		if (n == cap)
-			buf = realloc(buf, cap *= 2);
-		size_t got = fread(buf + n, 1, cap - n, f);
-		if (got == 0)
-			break;
-		n += got;
-	}
-	fclose(f);
-	*len = n;
-	return buf;
 }
 
 /*
@@ -194,22 +172,9 @@ int main(int argc, char **argv)
 		}
 	}
 
-	size_t len;
-	char *text = read_file(file, &len);
-	size_t lines = 1;
-	for (size_t i = 0; i < len; i++)
-		lines += text[i] == '\n';
-	struct taskset ts = {
-		.task = calloc(lines, sizeof(struct task_spec)),
-		.max_tasks = (unsigned)lines,
-		.event = calloc(lines, sizeof(struct taskset_event)),
-		.max_events = (unsigned)lines,
-	};
-	char err[512];
-	if (taskset_parse(&ts, file, text, len, err, sizeof err)) {
-		fprintf(stderr, "%s\n", err);
+	struct taskset ts;
+	if (taskset_file_load(file, &ts))
 		return 1;
-	}
 
 	int *choice = calloc(cpus, sizeof(int));
 	struct sched_config cfg = {
@@ -243,8 +208,6 @@ int main(int argc, char **argv)
 			     slots, staggered);
 	free_plugin_memory();
 	free(choice);
-	free(ts.task);
-	free(ts.event);
-	free(text);
+	taskset_file_free(&ts);
 	return 0;
 }

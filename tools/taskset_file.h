@@ -1,0 +1,60 @@
+/*
+ * tools/taskset_file.h: a task-set file read whole and parsed by lib/taskset
+ * (the kernel's parser), for the host programs.
+ */
+#ifndef TOOLS_TASKSET_FILE_H
+#define TOOLS_TASKSET_FILE_H
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../lib/taskset.h"
+
+/*
+ * Fills *ts from path, its arrays sized by the file's line count (free them
+ * with taskset_file_free). Returns 0, or 1 after printing why: the system's
+ * reason, or the parser's "file:line: message" (ts is then empty).
+ */
+static int taskset_file_load(const char *path, struct taskset *ts)
+{
+	*ts = (struct taskset){ 0 };
+	FILE *f = fopen(path, "rb");
+	if (!f) {
+		fprintf(stderr, "%s: %s\n", path, strerror(errno));
+		return 1;
+	}
+	size_t cap = 1 << 16, len = 0, got;
+	char *text = malloc(cap);
+	while (text && (got = fread(text + len, 1, cap - len, f)) > 0)
+		if ((len += got) == cap)
+			text = realloc(text, cap *= 2);
+	fclose(f);
+	if (!text) {
+		fprintf(stderr, "%s: out of memory\n", path);
+		return 1;
+	}
+	size_t lines = 1;
+	for (size_t i = 0; i < len; i++)
+		lines += text[i] == '\n';
+	ts->task = calloc(lines, sizeof(struct task_spec));
+	ts->max_tasks = (unsigned)lines;
+	ts->event = calloc(lines, sizeof(struct taskset_event));
+	ts->max_events = (unsigned)lines;
+	char err[512];
+	int rc = taskset_parse(ts, path, text, len, err, sizeof err);
+	if (rc)
+		fprintf(stderr, "%s\n", err);
+	free(text);
+	return rc ? 1 : 0;
+}
+
+static void taskset_file_free(struct taskset *ts)
+{
+	free(ts->task);
+	free(ts->event);
+	*ts = (struct taskset){ 0 };
+}
+
+#endif
