@@ -17,13 +17,9 @@ PTE_WRITE           equ 1 << 1
 PTE_PWT             equ 1 << 3
 PTE_PCD             equ 1 << 4
 PTE_HUGE            equ 1 << 7          ; a 2 MiB page in a PD entry
-CR0_WP              equ 1 << 16
-CR0_PG              equ 1 << 31
-CR4_PAE             equ 1 << 5
-MSR_EFER            equ 0xC0000080      ; SDM vol. 3, 2.2.1
-EFER_LME            equ 1 << 8
-EFER_NXE            equ 1 << 11
 COM1                equ 0x3F8
+
+%include "boot/long_mode.inc"
 
 section .multiboot
 align 8
@@ -134,19 +130,7 @@ _start:
 	mov eax, boot_pdpt_high + PTE_PRESENT + PTE_WRITE
 	mov [boot_pml4 + 511 * 8], eax
 
-	; SDM vol. 3, 10.8.5: PAE, CR3, EFER.LME, then paging.
-	mov eax, cr4
-	or eax, CR4_PAE
-	mov cr4, eax
-	mov eax, boot_pml4
-	mov cr3, eax
-	mov ecx, MSR_EFER
-	rdmsr
-	or eax, EFER_LME | EFER_NXE
-	wrmsr
-	mov eax, cr0
-	or eax, CR0_PG | CR0_WP
-	mov cr0, eax
+	ENABLE_LONG_MODE boot_pml4
 
 	lgdt [gdt64_ptr]
 	jmp 0x08:long_mode_entry

@@ -8,13 +8,7 @@
 ; Addresses are relative to the start of the page: the code runs at
 ; whatever page the BSP chose, with DS = CS.
 
-CR0_PE   equ 1 << 0
-CR0_WP   equ 1 << 16
-CR0_PG   equ 1 << 31
-CR4_PAE  equ 1 << 5
-MSR_EFER equ 0xC0000080
-EFER_LME equ 1 << 8
-EFER_NXE equ 1 << 11
+%include "boot/long_mode.inc"
 
 %define REL(x) ((x) - trampoline)
 
@@ -46,18 +40,7 @@ protected:
 	mov ds, ax
 	mov es, ax
 	mov ss, ax
-	mov eax, cr4
-	or eax, CR4_PAE
-	mov cr4, eax
-	mov eax, [ebx + REL(data_cr3)]
-	mov cr3, eax
-	mov ecx, MSR_EFER
-	rdmsr
-	or eax, EFER_LME | EFER_NXE
-	wrmsr
-	mov eax, cr0
-	or eax, CR0_PG | CR0_WP
-	mov cr0, eax
+	ENABLE_LONG_MODE [ebx + REL(data_cr3)]
 	jmp far [ebx + REL(lm_target)]
 
 bits 64

@@ -38,6 +38,7 @@ $(KDIR)/%.o: %.c
 $(KDIR)/%.asm.o: %.asm
 	@mkdir -p $(dir $@)
 	@echo "  NASM  $<"
+	$(Q)$(NASM) -f elf64 -M -MT $@ -MP $< > $(@:.o=.d)
 	$(Q)$(NASM) -f elf64 -g -F dwarf -o $@ $<
 
 # Two links: the first with an empty symbol table, whose function symbols
