@@ -1,6 +1,8 @@
 /* lib/ratsum: schoolbook multi-word arithmetic on 32-bit words. */
 #include "ratsum.h"
 
+#include "gcd.h"
+
 static void big_mul_small(uint32_t *a, unsigned n, uint32_t m)
 {
 	uint64_t carry = 0;
@@ -65,16 +67,6 @@ static void big_copy(uint32_t *dst, const uint32_t *src, unsigned n)
 		dst[i] = src[i];
 }
 
-static uint32_t gcd32(uint32_t a, uint32_t b)
-{
-	while (b) {
-		uint32_t r = a % b;
-		a = b;
-		b = r;
-	}
-	return a;
-}
-
 void ratsum_init(struct ratsum *r, uint32_t *mem, unsigned words)
 {
 	r->words = words;
@@ -85,7 +77,7 @@ void ratsum_init(struct ratsum *r, uint32_t *mem, unsigned words)
 
 void ratsum_add_period(struct ratsum *r, uint32_t p)
 {
-	uint32_t g = gcd32(p, big_mod_small(r->lcm, r->words, p));
+	uint32_t g = (uint32_t)gcd_u64(p, big_mod_small(r->lcm, r->words, p));
 	big_mul_small(r->lcm, r->words, p / g);
 }
 

@@ -1,25 +1,17 @@
 /* sched/edf/usum: exact utilisation sums (see usum.h). */
 #include "usum.h"
 
+#include "../../lib/gcd.h"
+
 void edf_usum_init(struct edf_usum *u)
 {
 	*u = (struct edf_usum){ .den = 1, .exact_ok = 1 };
 }
 
-static uint64_t gcd(uint64_t a, uint64_t b)
-{
-	while (b) {
-		uint64_t r = a % b;
-		a = b;
-		b = r;
-	}
-	return a;
-}
-
 /* num/den + e/p, reduced; clears exact_ok when it no longer fits. */
 static void add_exact(struct edf_usum *u, uint64_t e, uint64_t p)
 {
-	uint64_t g = gcd(u->den, p), den, a, b, num;
+	uint64_t g = gcd_u64(u->den, p), den, a, b, num;
 	if (__builtin_mul_overflow(u->den / g, p, &den) ||
 	    __builtin_mul_overflow(u->num, p / g, &a) ||
 	    __builtin_mul_overflow(e, u->den / g, &b) ||
@@ -27,7 +19,7 @@ static void add_exact(struct edf_usum *u, uint64_t e, uint64_t p)
 		u->exact_ok = 0;
 		return;
 	}
-	g = gcd(num, den);
+	g = gcd_u64(num, den);
 	u->num = num / g;
 	u->den = den / g;
 }
