@@ -8,12 +8,14 @@
 #define QUANTUM_US_MIN 50        /* below this the timer interrupt cost dominates */
 #define QUANTUM_US_MAX 1000000
 #define SLOTS_MAX 1000000
+#define SPIN_US_MAX 1000000
 
 struct kernel_options options = {
 	.quantum_us = 1000,
 	.ticks = TICKS_BOTH,
 	.slots = 1000,
 	.sched = "",
+	.spin_us = 50,
 	.trace = 0,
 	.selftest = SELFTEST_NONE,
 };
@@ -110,6 +112,8 @@ void options_parse(const char *cmdline)
 			       "1000");
 		} else if (cmdline_key_is(&w, "slots")) {
 			number(&w, &options.slots, 1, SLOTS_MAX, "1000");
+		} else if (cmdline_key_is(&w, "spin_us")) {
+			number(&w, &options.spin_us, 0, SPIN_US_MAX, "50");
 		} else if (cmdline_key_is(&w, "ticks")) {
 			if (cmdline_value_is(&w, "aligned"))
 				options.ticks = TICKS_ALIGNED;

@@ -23,6 +23,7 @@ struct kernel_options {
 	enum ticks_mode ticks;
 	uint64_t slots;
 	char sched[16];
+	uint64_t spin_us;   /* sched=: spin this long for a turn, then halt */
 	int trace;
 	enum selftest selftest;
 	int e9;             /* echo the console to port 0xE9 (Bochs) */

@@ -75,6 +75,21 @@ def test_kernel_schedule_equals_simulator(iso_with, tmp_path, sched, cpus,
     assert boot.result("ticks")["quanta"] == str(slots)
 
 
+@pytest.mark.parametrize("sched,cpus", [("pd2", 4), ("spd2", 3)])
+def test_cpus_halted_for_their_turn_are_woken(iso_with, sched, cpus):
+    """spin_us=0: every CPU that has to wait for its turn halts at once and
+    is woken by the IPI of the CPU before it; a lost wake-up would hang the
+    run. The decisions stay those of the simulator."""
+    tasks = ROOT / "tasks" / "default.tasks"
+    slots = 60
+    iso = iso_with(f"sched={sched} slots={slots} spin_us=0", tasks=tasks)
+    boot = qemu(iso, smp=cpus, icount=ICOUNT)
+    assert boot.passed, boot.tail()
+    assert kernel_schedule(boot.serial) == \
+        simulator_schedule(sched, cpus, slots, tasks)
+    assert boot.result("ticks")["quanta"] == str(slots)
+
+
 def test_bad_task_set_is_named_and_fails(iso_with, tmp_path):
     tasks = tmp_path / "broken.tasks"
     tasks.write_text("task A e=1 p=2\ntask B e=3 p=2\n")
