@@ -175,12 +175,12 @@ void kernel_main(uint32_t magic, uint32_t info_phys)
 			smp_run_on_all(fault_on_ap, 0, 1000000);
 	}
 
-	if (options.sched[0]) {
+	if (options.sched) {
 		const char *reason = "";
 		if (!boot.module) {
 			kprintf("sched: sched=%s needs a task set: pass one as a "
 				"multiboot2 module (make run TASKS=file.tasks)\n",
-				options.sched);
+				options.sched->name);
 			finish(0, "no_taskset");
 		}
 		int rc = sched_run(options.sched, boot.module_name[0] ?

@@ -14,7 +14,7 @@ struct kernel_options options = {
 	.quantum_us = 1000,
 	.ticks = TICKS_BOTH,
 	.slots = 1000,
-	.sched = "",
+	.sched = 0,
 	.spin_us = 50,
 	.trace = 0,
 	.selftest = SELFTEST_NONE,
@@ -84,9 +84,6 @@ static int sched_param_word(const struct cmdline_word *w)
 	return 1;
 }
 
-static const char *const sched_names[] = { "pd2", "spd2", "gdq", "gedf",
-					   "pedf" };
-
 void options_parse(const char *cmdline)
 {
 	/* GDQ's error tracking is an O(N) pass per slot, meant for the
@@ -144,18 +141,14 @@ void options_parse(const char *cmdline)
 			else
 				bad(&w, "pf_ap, pf_bsp or none", "none");
 		} else if (cmdline_key_is(&w, "sched")) {
-			unsigned i = 0;
-			while (i < 5 && !cmdline_value_is(&w, sched_names[i]))
-				i++;
-			if (i == 5) {
-				bad(&w, "pd2, spd2, gdq, gedf or pedf", "none");
-			} else {
-				const char *s = sched_names[i];
-				unsigned k = 0;
-				for (; s[k]; k++)
-					options.sched[k] = s[k];
-				options.sched[k] = 0;
-			}
+			const struct sched_plugin *p = 0;
+			for (unsigned i = 0; i < sched_nplugins && !p; i++)
+				if (cmdline_value_is(&w, sched_plugins[i]->name))
+					p = sched_plugins[i];
+			if (p)
+				options.sched = p;
+			else
+				bad(&w, "no such scheduler in this kernel", "none");
 		} else if (!sched_param_word(&w)) {
 			kprintf("cmdline: unknown word '%.*s'\n", (int)w.len, w.word);
 		}

@@ -22,7 +22,7 @@ struct kernel_options {
 	uint64_t quantum_us;
 	enum ticks_mode ticks;
 	uint64_t slots;
-	char sched[16];
+	const struct sched_plugin *sched;   /* sched=; NULL: none */
 	uint64_t spin_us;   /* sched=: spin this long for a turn, then halt */
 	int trace;
 	enum selftest selftest;

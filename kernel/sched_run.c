@@ -118,31 +118,19 @@ static void print_text(void *ctx, const char *text)
 	kprintf("%s", text);
 }
 
-static int same(const char *a, const char *b)
+int sched_run(const struct sched_plugin *plugin, const char *file,
+	      const char *text, size_t len, uint64_t slots,
+	      uint64_t quantum_us, const char **reason)
 {
-	while (*a && *a == *b)
-		a++, b++;
-	return *a == *b;
-}
-
-int sched_run(const char *name, const char *file, const char *text,
-	      size_t len, uint64_t slots, uint64_t quantum_us,
-	      const char **reason)
-{
-	const struct sched_plugin *plugin = sched_find(name);
+	const char *name = plugin->name;
 	char err[256];
-	if (!plugin) {
-		kprintf("sched: no scheduler '%s' in this kernel\n", name);
-		*reason = "sched";
-		return -1;
-	}
 	if (taskset_parse(&ts, file, text, len, err, sizeof err)) {
 		kprintf("taskset: %s\n", err);
 		*reason = "taskset";
 		return -1;
 	}
 	cpus = smp.online;
-	int staggered = same(name, "spd2");
+	int staggered = plugin->staggered;
 	struct sched_config cfg = { .cpus = cpus, .staggered = staggered,
 				    .tasks = &ts, .params = options.params,
 				    .nparams = options.nparams, .seed = 1 };

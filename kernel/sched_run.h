@@ -11,11 +11,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../sched/sched.h"
+
 /*
- * Runs scheduler name over the task-set text for slots quanta. Returns 0,
- * or -1 after printing why, with a one-word reason for RESULT exit.
+ * Runs the plugin over the task-set text for slots quanta. Returns 0, or -1
+ * after printing why, with a one-word reason for RESULT exit.
  */
-int sched_run(const char *name, const char *file, const char *text,
+int sched_run(const struct sched_plugin *plugin, const char *file,
+	      const char *text,
 	      size_t len, uint64_t slots, uint64_t quantum_us,
 	      const char **reason);
 

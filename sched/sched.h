@@ -82,6 +82,9 @@ typedef void (*sched_put_fn)(void *ctx, const char *key, int64_t num,
 struct sched_plugin {
 	const char *name;
 	const char *description;
+	/* Its quantum boundaries are staggered (CPU k at t + k/M) unless told
+	 * otherwise; else aligned. The kernel and schedsim go by this. */
+	int staggered;
 
 	/*
 	 * Admission and set-up for cfg->tasks (tasks present from their phase).

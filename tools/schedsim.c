@@ -159,7 +159,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "schedsim: unknown scheduler '%s'\n", sched_name);
 		usage();
 	}
-	int staggered = !strcmp(sched_name, "spd2");
+	int staggered = plugin->staggered;
 	if (ticks) {
 		if (!strcmp(ticks, "aligned"))
 			staggered = 0;

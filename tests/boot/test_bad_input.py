@@ -9,12 +9,14 @@ from harness import ROOT, cpu_count_ok, qemu
 
 
 def test_unknown_word_and_bad_value_are_named_and_boot_passes(iso_with):
-    iso = iso_with("frobnicate=7 quantum_us=abc slots=200")
+    iso = iso_with("frobnicate=7 quantum_us=abc slots=200 sched=bogus")
     boot = qemu(iso, smp=2)
     assert "cmdline: unknown word 'frobnicate=7'" in boot.serial, boot.tail()
     bad = [l for l in boot.serial.splitlines()
            if "cmdline: bad value 'quantum_us=abc'" in l]
     assert bad and "using default" in bad[0], boot.tail()
+    assert "cmdline: bad value 'sched=bogus' (no such scheduler in this " \
+        "kernel); using default none" in boot.serial, boot.tail()
     assert boot.passed, boot.tail()
     cpu_count_ok(boot, 2)
     for t in boot.results("ticks"):
