@@ -111,10 +111,14 @@ struct heap_node *heap_extract(struct heap *h)
  */
 void heap_delete(struct heap *h, struct heap_node *n)
 {
-	struct heap_node *piece[HEAP_MAX_DEGREE] = { 0 };
+	struct heap_node *piece[HEAP_MAX_DEGREE];
 	struct heap_node *root = n, *next;
 	while (root->parent)
 		root = root->parent;
+	/* Every piece has a degree below the root's: only those slots. */
+	unsigned top = root->degree;
+	for (unsigned d = 0; d < top; d++)
+		piece[d] = NULL;
 	unlink_root(h, root);
 	h->size--;
 
@@ -147,7 +151,7 @@ void heap_delete(struct heap *h, struct heap_node *n)
 	n->degree = 0;
 
 	struct heap_node *list = NULL;
-	for (unsigned d = HEAP_MAX_DEGREE; d-- > 0;)
+	for (unsigned d = top; d-- > 0;)
 		if (piece[d]) {
 			piece[d]->sibling = list;
 			list = piece[d];
