@@ -159,7 +159,11 @@ int sched_run(const struct sched_plugin *plugin, const char *file,
 		return -1;
 	}
 	if (failed) {
-		kprintf("sched: %s: %s\n", file, drv.err.msg);
+		if (drv.err_line)
+			kprintf("sched: %s:%u: %s\n", file, drv.err_line,
+				drv.err.msg);
+		else
+			kprintf("sched: %s: %s\n", file, drv.err.msg);
 		*reason = "sched";
 		return -1;
 	}

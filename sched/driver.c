@@ -12,8 +12,10 @@ static void *env_alloc(void *ctx, size_t size)
 static void env_resched(void *ctx, unsigned cpu)
 {
 	struct sched_driver *d = ctx;
-	if (cpu < d->cpus)
+	if (cpu < d->cpus && !d->pending[cpu]) {
 		d->pending[cpu] = 1;
+		d->npending++;
+	}
 }
 
 int sched_driver_create(struct sched_driver *d,
@@ -34,10 +36,11 @@ int sched_driver_create(struct sched_driver *d,
 	d->env.resched = env_resched;
 	d->env.ctx = d;
 	d->err.msg[0] = 0;
-	d->choice = alloc(alloc_ctx, cfg->cpus * sizeof *d->choice);
+	d->err_line = 0;
+	d->npending = 0;
 	d->chose_in = alloc(alloc_ctx, cfg->cpus * sizeof *d->chose_in);
 	d->pending = alloc(alloc_ctx, cfg->cpus * sizeof *d->pending);
-	if (!d->choice || !d->chose_in || !d->pending) {
+	if (!d->chose_in || !d->pending) {
 		fmt_snprintf(d->err.msg, sizeof d->err.msg, "out of memory");
 		return -1;
 	}
@@ -74,14 +77,19 @@ static int apply_events(struct sched_driver *d, uint64_t t)
 				fmt_snprintf(d->err.msg, sizeof d->err.msg,
 					     "%s does not support '%s' events", p->name,
 					     taskset_action_name(ev->action));
-			/* Name the line: "LINE: reason" (the caller adds the file). */
-			char msg[SCHED_ERROR_MAX];
-			fmt_snprintf(msg, sizeof msg, "%u: %s", ev->line, d->err.msg);
-			fmt_snprintf(d->err.msg, sizeof d->err.msg, "%s", msg);
+			d->err_line = ev->line;
 			return -1;
 		}
 	}
 	return 0;
+}
+
+static void clear_pending(struct sched_driver *d, unsigned cpu)
+{
+	if (d->pending[cpu]) {
+		d->pending[cpu] = 0;
+		d->npending--;
+	}
 }
 
 static int choose(struct sched_driver *d, unsigned cpu, uint64_t t)
@@ -93,7 +101,6 @@ static int choose(struct sched_driver *d, unsigned cpu, uint64_t t)
 			     d->plugin->name, task, (unsigned long long)t);
 		return -1;
 	}
-	d->choice[cpu] = task;
 	d->chose_in[cpu] = t + 1;
 	if (d->on_choice)
 		d->on_choice(d->choice_ctx, cpu, t, task);
@@ -104,25 +111,27 @@ int sched_driver_boundary(struct sched_driver *d, unsigned cpu, uint64_t t)
 {
 	if (cpu == 0 && apply_events(d, t))
 		return -1;
-	d->pending[cpu] = 0;
+	clear_pending(d, cpu);
 	if (choose(d, cpu, t))
 		return -1;
 	/* A resched of a CPU that already chose in this slot replaces its
-	 * answer; one that has not chosen yet will be asked anyway. */
-	for (unsigned rounds = 0;; rounds++) {
+	 * answer; one that has not chosen yet will be asked anyway. Plugins
+	 * that never ask (Pfair) leave nothing pending: no scan. */
+	for (unsigned rounds = 0; d->npending; rounds++) {
 		unsigned c = 0;
 		while (c < d->cpus && !(d->pending[c] && d->chose_in[c] == t + 1))
 			c++;
 		if (c == d->cpus)
-			return 0;
+			break;
 		if (rounds > 4 * d->cpus) {
 			fmt_snprintf(d->err.msg, sizeof d->err.msg,
 				     "%s keeps asking for reschedules at slot %llu",
 				     d->plugin->name, (unsigned long long)t);
 			return -1;
 		}
-		d->pending[c] = 0;
+		clear_pending(d, c);
 		if (choose(d, c, t))
 			return -1;
 	}
+	return 0;
 }

@@ -19,9 +19,9 @@ struct sched_driver {
 	void *s;                       /* the plugin's state */
 	const struct taskset *ts;
 	unsigned cpus;
-	int *choice;                   /* per CPU: its task in its latest slot */
-	uint64_t *chose_in;            /* per CPU: that slot, plus one (0: none) */
+	uint64_t *chose_in;            /* per CPU: its latest slot, plus one */
 	uint8_t *pending;              /* per CPU: resched requested */
+	unsigned npending;             /* how many pending[] are set */
 	unsigned next_event;
 	sched_choice_fn on_choice;
 	void *choice_ctx;
@@ -29,6 +29,7 @@ struct sched_driver {
 	void *alloc_ctx;
 	struct sched_env env;          /* what the plugin sees; ctx = this */
 	struct sched_error err;
+	unsigned err_line;             /* the task-set line of a refused event */
 };
 
 /*
@@ -48,7 +49,8 @@ int sched_driver_create(struct sched_driver *d,
  * (the later answer replaces the earlier). Calls must come in boundary
  * order: slot by slot, CPU 0 to M-1. Returns 0, or -1 with d->err (an event
  * the plugin refused or does not support, a task that does not exist, a
- * plugin that keeps asking for reschedules).
+ * plugin that keeps asking for reschedules); for a refused event
+ * d->err_line is its line in the task-set file, else 0.
  */
 int sched_driver_boundary(struct sched_driver *d, unsigned cpu, uint64_t t);
 

@@ -194,10 +194,12 @@ int main(int argc, char **argv)
 	for (uint64_t t = 0; t < slots; t++) {
 		for (unsigned k = 0; k < cpus; k++)
 			if (sched_driver_boundary(&drv, k, t)) {
-				/* Event errors start with their line number. */
-				int line = drv.err.msg[0] >= '0' && drv.err.msg[0] <= '9';
-				fprintf(stderr, "%s%s%s\n", line ? file : "schedsim",
-					line ? ":" : ": ", drv.err.msg);
+				if (drv.err_line)
+					fprintf(stderr, "%s:%u: %s\n", file,
+						drv.err_line, drv.err.msg);
+				else
+					fprintf(stderr, "schedsim: %s\n",
+						drv.err.msg);
 				return 1;
 			}
 		if (!summary_only)
