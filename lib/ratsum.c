@@ -1,7 +1,7 @@
 /* lib/ratsum: schoolbook multi-word arithmetic on 32-bit words. */
 #include "ratsum.h"
 
-#include "gcd.h"
+#include "intmath.h"
 
 static void big_mul_small(uint32_t *a, unsigned n, uint32_t m)
 {

@@ -1,7 +1,7 @@
 /* sched/edf/usum: exact utilisation sums (see usum.h). */
 #include "usum.h"
 
-#include "../../lib/gcd.h"
+#include "../../lib/intmath.h"
 
 void edf_usum_init(struct edf_usum *u)
 {

@@ -18,6 +18,7 @@
 #include "intra.h"
 #include "mfq.h"
 #include "../../lib/fmt.h"
+#include "../../lib/intmath.h"
 
 #define GDQ_ORDERS 32   /* weights are below 2^31 */
 #define GDQ_EP_SHIFT 16 /* e/p tasks: weight round(e * 2^16 / p), FORMATS 1 */
@@ -347,7 +348,7 @@ static void *gdq_create(const struct sched_config *cfg,
 	s->next_mfq = env->alloc(env->ctx, P * sizeof *s->next_mfq);
 	s->swap_to = env->alloc(env->ctx, P * sizeof *s->swap_to);
 	for (unsigned j = 0; j < P; j++)
-		s->next_mfq[j] = s->T + (j * s->T + P - 1) / P;
+		s->next_mfq[j] = s->T + ceil_div_u64(j * s->T, P);
 	for (unsigned i = 0; i < n; i++) {
 		const struct task_spec *t = &ts->task[i];
 		uint64_t w = t->weight;

@@ -2,6 +2,7 @@
 #include "pfair.h"
 
 #include "../../lib/fmt.h"
+#include "../../lib/intmath.h"
 
 static uint64_t effective(const struct pfair *pf, uint64_t tau)
 {
@@ -33,6 +34,8 @@ bool pfair_init(struct pfair *pf, const struct sched_config *cfg,
 	pf->staggered = cfg->staggered != 0;
 	pf->early_release = sched_param_get(cfg, "pfair_er", 0) != 0;
 	pf->ops = ops;
+	pf->next_free = UINT64_MAX;
+	pf->joins_dirty = false;
 	pf->task = env->alloc(env->ctx, (n ? n : 1) * sizeof *pf->task);
 
 	unsigned words = ratsum_words(n);
@@ -47,7 +50,7 @@ bool pfair_init(struct pfair *pf, const struct sched_config *cfg,
 		if (!check_task(s, err))
 			return false;
 		ratsum_add_period(&pf->admit, s->p);
-		uint64_t gap = (s->p + s->e - 1) / s->e;
+		uint64_t gap = ceil_div_u64(s->p, s->e);
 		if (gap > max_gap)
 			max_gap = gap;
 	}
@@ -95,6 +98,7 @@ static void release_weight(struct pfair *pf, struct pfair_task *t)
 	ratsum_sub(&pf->admit, pf->leaving, t->e, t->p);
 	pf->n_leaving--;
 	t->state = PFAIR_GONE;
+	pf->joins_dirty = true;
 }
 
 /* Restarts t at slot (subtask 1 released then) if its weight fits now. */
@@ -124,17 +128,31 @@ static void try_join(struct pfair *pf, struct pfair_task *t, uint64_t slot)
 	pf->ops->activate(pf, t);
 }
 
+/*
+ * O(1) in most slots: the tasks are scanned only when a reserved weight is
+ * due (next_free) and pending joins retried only when the reserved weight
+ * went down or a join arrived (joins_dirty) -- nothing else can let one in.
+ */
 void pfair_tick(struct pfair *pf, uint64_t slot)
 {
-	if (pf->n_leaving)
-		for (unsigned i = 0; i < pf->n; i++)
-			if (pf->task[i].state == PFAIR_LEAVING &&
-			    pf->task[i].free_at <= slot)
-				release_weight(pf, &pf->task[i]);
-	if (pf->n_pending)
+	if (pf->n_leaving && pf->next_free <= slot) {
+		pf->next_free = UINT64_MAX;
+		for (unsigned i = 0; i < pf->n; i++) {
+			struct pfair_task *t = &pf->task[i];
+			if (t->state != PFAIR_LEAVING)
+				continue;
+			if (t->free_at <= slot)
+				release_weight(pf, t);
+			else if (t->free_at < pf->next_free)
+				pf->next_free = t->free_at;
+		}
+	}
+	if (pf->n_pending && pf->joins_dirty) {
+		pf->joins_dirty = false;
 		for (unsigned i = 0; i < pf->n; i++)
 			if (pf->task[i].join_pending)
 				try_join(pf, &pf->task[i], slot);
+	}
 }
 
 int pfair_join(void *s, unsigned task, uint64_t tau, struct sched_error *err)
@@ -158,6 +176,7 @@ int pfair_join(void *s, unsigned task, uint64_t tau, struct sched_error *err)
 	t->join_pending = true;
 	t->join_at = effective(pf, tau);
 	pf->n_pending++;
+	pf->joins_dirty = true;
 	return 0;
 }
 
@@ -177,6 +196,8 @@ void pfair_leave(void *s, unsigned task, uint64_t tau)
 	uint64_t now = effective(pf, tau);
 	t->state = PFAIR_LEAVING;
 	t->free_at = t->leave_ok > now ? t->leave_ok : now;
+	if (!pf->n_leaving || t->free_at < pf->next_free)
+		pf->next_free = t->free_at;
 	ratsum_add(&pf->admit, pf->leaving, t->e, t->p);
 	pf->n_leaving++;
 }

@@ -60,6 +60,8 @@ struct pfair {
 	uint32_t *held;           /* weights reserved (ACTIVE, BLOCKED, LEAVING) */
 	uint32_t *leaving;        /* of which LEAVING */
 	unsigned n_leaving, n_pending;
+	uint64_t next_free;       /* earliest free_at of a LEAVING task */
+	bool joins_dirty;         /* a pending join may fit now: retry */
 	uint64_t joins, deferred_joins;
 };
 

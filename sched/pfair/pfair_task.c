@@ -3,16 +3,13 @@
 
 #include <stddef.h>
 
-static uint64_t ceil_div(uint64_t a, uint64_t b)
-{
-	return a / b + (a % b != 0);
-}
+#include "../../lib/intmath.h"
 
 void pfair_task_update(struct pfair_task *t, bool early_release)
 {
 	uint64_t e = t->e, p = t->p, k = t->k;
 	uint64_t base = t->theta + t->job * p;
-	uint64_t d_in_job = ceil_div(k * p, e);
+	uint64_t d_in_job = ceil_div_u64(k * p, e);
 
 	t->release = base + (k - 1) * p / e;
 	t->deadline = base + d_in_job;
@@ -26,8 +23,8 @@ void pfair_task_update(struct pfair_task *t, bool early_release)
 	 * weight-1 tasks have b = 0 always, so theirs is never compared.
 	 */
 	if (2 * e >= p && e < p) {
-		uint64_t c = ceil_div(d_in_job * (p - e), p);
-		t->group_deadline = base + ceil_div(c * p, p - e);
+		uint64_t c = ceil_div_u64(d_in_job * (p - e), p);
+		t->group_deadline = base + ceil_div_u64(c * p, p - e);
 	} else {
 		t->group_deadline = 0;
 	}
