@@ -67,12 +67,8 @@ static void decide(struct pd2 *s, uint64_t t)
 		}
 	}
 	/* UpdatePriority and requeue only now, so nothing is picked twice. */
-	for (unsigned i = 0; i < n; i++) {
-		struct pfair_task *x = s->chosen[i];
-		x->ran_slot = (int64_t)t;
-		pfair_charge(pf, x, t, x->ran_cpu, true);
-		pfair_queue_put(&pf->q, x);
-	}
+	for (unsigned i = 0; i < n; i++)
+		pfair_ran(pf, s->chosen[i], t, s->chosen[i]->ran_cpu);
 	s->decided = (int64_t)t;
 	pf->next_slot = t + 1;
 }

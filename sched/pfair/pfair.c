@@ -92,6 +92,15 @@ void pfair_charge(struct pfair *pf, struct pfair_task *t, uint64_t slot,
 			  pf->staggered ? pf->m : 1, pf->early_release);
 }
 
+void pfair_ran(struct pfair *pf, struct pfair_task *t, uint64_t slot,
+	       unsigned cpu)
+{
+	t->ran_slot = (int64_t)slot;
+	t->ran_cpu = cpu;
+	pfair_charge(pf, t, slot, cpu, true);
+	pfair_queue_put(&pf->q, t);
+}
+
 static void release_weight(struct pfair *pf, struct pfair_task *t)
 {
 	ratsum_sub(&pf->admit, pf->held, t->e, t->p);

@@ -82,6 +82,13 @@ bool pfair_init(struct pfair *pf, const struct sched_config *cfg,
  */
 void pfair_tick(struct pfair *pf, uint64_t slot);
 
+/*
+ * t ran in slot on cpu: charges its subtask (UpdatePriority) and requeues it
+ * for the next one (Fig. 5 lines 19-23; PD2's requeue).
+ */
+void pfair_ran(struct pfair *pf, struct pfair_task *t, uint64_t slot,
+	       unsigned cpu);
+
 /* Charges the current subtask of t for slot on cpu (ran) or as wasted. */
 void pfair_charge(struct pfair *pf, struct pfair_task *t, uint64_t slot,
 		  unsigned cpu, bool ran);

@@ -148,10 +148,7 @@ static int spd2_schedule(void *p, unsigned cpu, uint64_t slot)
 	s->running[cpu] = x;                                   /* line 18 */
 	if (x) {                                               /* line 19 */
 		x->sel_slot = PFAIR_NO_SLOT;
-		x->ran_slot = s->t;
-		x->ran_cpu = cpu;
-		pfair_charge(pf, x, (uint64_t)s->t, cpu, true); /* line 20 */
-		pfair_queue_put(&pf->q, x);                    /* lines 21-23 */
+		pfair_ran(pf, x, (uint64_t)s->t, cpu);         /* lines 20-23 */
 	}
 	if ((x = pfair_queue_extract(&pf->q)))                 /* line 24 */
 		select_task(s, x);                             /* line 25 */
