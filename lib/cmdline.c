@@ -1,6 +1,8 @@
 /* lib/cmdline: splitting a kernel command line into key=value words. */
 #include "cmdline.h"
 
+#include "str.h"
+
 static int is_space(char c)
 {
 	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
@@ -36,21 +38,12 @@ int cmdline_next(const char **cursor, struct cmdline_word *w)
 	return 1;
 }
 
-static int equal(const char *s, size_t n, const char *text)
-{
-	size_t i = 0;
-	for (; i < n; i++)
-		if (text[i] != s[i])
-			return 0;
-	return text[i] == 0;
-}
-
 int cmdline_key_is(const struct cmdline_word *w, const char *name)
 {
-	return equal(w->key, w->key_len, name);
+	return str_eq_n(w->key, w->key_len, name);
 }
 
 int cmdline_value_is(const struct cmdline_word *w, const char *text)
 {
-	return w->value && equal(w->value, w->value_len, text);
+	return w->value && str_eq_n(w->value, w->value_len, text);
 }

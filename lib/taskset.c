@@ -3,6 +3,7 @@
 
 #include "fmt.h"
 #include "parse_num.h"
+#include "str.h"
 
 struct token {
 	const char *s;
@@ -32,15 +33,6 @@ static int fail(struct parser *p, const char *format, ...)
 		va_end(ap);
 	}
 	return -1;
-}
-
-static int tok_is(const struct token *t, const char *word)
-{
-	size_t i = 0;
-	for (; i < t->n; i++)
-		if (word[i] != t->s[i])
-			return 0;
-	return word[i] == 0;
 }
 
 static uint32_t name_hash(const char *s, size_t n)
@@ -155,7 +147,7 @@ static int parse_task(struct parser *p, const struct token *tok, int ntok)
 		int k = 0;
 		for (; k < KEY_COUNT; k++) {
 			struct token key = { t->s, eq };
-			if (tok_is(&key, key_names[k]))
+			if (str_eq_n(key.s, key.n, key_names[k]))
 				break;
 		}
 		if (k == KEY_COUNT)
@@ -170,7 +162,7 @@ static int parse_task(struct parser *p, const struct token *tok, int ntok)
 		if (k == KEY_WORK) {
 			struct token vt = { v, vn };
 			unsigned w = 0;
-			while (w < 4 && !tok_is(&vt, work_names[w]))
+			while (w < 4 && !str_eq_n(vt.s, vt.n, work_names[w]))
 				w++;
 			if (w == 4)
 				return fail(p, "work=%.*s: not one of spin, writer, "
@@ -229,7 +221,7 @@ static int parse_event(struct parser *p, const struct token *tok, int ntok)
 	if (parse_value(p, "at", tok[1].s, tok[1].n, 0, &t))
 		return -1;
 	unsigned a = 0;
-	while (a < 4 && !tok_is(&tok[2], action_names[a]))
+	while (a < 4 && !str_eq_n(tok[2].s, tok[2].n, action_names[a]))
 		a++;
 	if (a == 4)
 		return fail(p, "unknown event '%.*s' (join, leave, block, wake)",
@@ -356,9 +348,9 @@ int taskset_parse(struct taskset *ts, const char *file, const char *text,
 		if (rc == 0)
 			rc = tokenize(&p, text + pos, n, tok, &ntok);
 		if (rc == 0 && ntok > 0) {
-			if (tok_is(&tok[0], "task"))
+			if (str_eq_n(tok[0].s, tok[0].n, "task"))
 				rc = parse_task(&p, tok, ntok);
-			else if (tok_is(&tok[0], "at"))
+			else if (str_eq_n(tok[0].s, tok[0].n, "at"))
 				rc = parse_event(&p, tok, ntok);
 			else
 				rc = fail(&p, "unknown declaration '%.*s' (expected "

@@ -1,6 +1,8 @@
 /* sched/registry.c: the table of plugins, looked up by name. */
 #include "sched.h"
 
+#include "../lib/str.h"
+
 /* Each plugin adds its extern declaration and its entry below. */
 extern const struct sched_plugin pd2;
 extern const struct sched_plugin spd2;
@@ -20,19 +22,10 @@ const struct sched_plugin *const sched_plugins[] = {
 const unsigned sched_nplugins =
 	sizeof(sched_plugins) / sizeof(sched_plugins[0]) - 1;
 
-static int same(const char *a, const char *b)
-{
-	while (*a && *a == *b) {
-		a++;
-		b++;
-	}
-	return *a == *b;
-}
-
 const struct sched_plugin *sched_find(const char *name)
 {
 	for (unsigned i = 0; i < sched_nplugins; i++)
-		if (same(sched_plugins[i]->name, name))
+		if (str_eq(sched_plugins[i]->name, name))
 			return sched_plugins[i];
 	return 0;
 }
@@ -41,7 +34,7 @@ uint64_t sched_param_get(const struct sched_config *cfg, const char *name,
 			 uint64_t def)
 {
 	for (unsigned i = 0; i < cfg->nparams; i++)
-		if (same(cfg->params[i].name, name))
+		if (str_eq(cfg->params[i].name, name))
 			return cfg->params[i].value;
 	return def;
 }

@@ -3,6 +3,7 @@
 
 #include "acpi.h"
 #include "cpu.h"
+#include "../../lib/str.h"
 
 #define QEMU_DEBUG_EXIT_PORT 0xf4   /* -device isa-debug-exit,iobase=0xf4 */
 /* QEMU exits with (value << 1) | 1: 33 for a pass, 35 for a fail. Neither
@@ -32,13 +33,6 @@ const char *power_hypervisor(void)
 	return hv_name;
 }
 
-static int same(const char *a, const char *b)
-{
-	while (*a && *a == *b)
-		a++, b++;
-	return *a == *b;
-}
-
 void power_exit(int pass)
 {
 	irq_disable();
@@ -46,7 +40,7 @@ void power_exit(int pass)
 	if (halt_at_end)
 		for (;;)
 			cpu_halt();
-	if (same(hv, "TCGTCGTCGTCG") || same(hv, "KVMKVMKVM"))
+	if (str_eq(hv, "TCGTCGTCGTCG") || str_eq(hv, "KVMKVMKVM"))
 		outb(QEMU_DEBUG_EXIT_PORT, pass ? EXIT_QEMU_PASS : EXIT_QEMU_FAIL);
 	acpi_power_off();
 	for (const char *s = "Shutdown"; *s; s++)
