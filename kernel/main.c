@@ -137,9 +137,7 @@ void kernel_main(uint32_t magic, uint32_t info_phys)
 		acpi.source, acpi.ncpus_hotplug, acpi.ncpus_disabled,
 		acpi.nioapics, acpi.hpet_addr ? "yes" : "no",
 		acpi.pm_timer_port ? "yes" : "no", acpi.have_s5 ? "yes" : "no");
-	lapic_init_bsp(acpi.lapic_addr);
-	lapic_init_cpu();
-	percpu[0].apic_id = lapic_id();
+	smp_init_bsp_apic(acpi.lapic_addr);
 
 	tsc_calibrate();
 	if (!tsc.khz) {

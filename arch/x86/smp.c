@@ -48,14 +48,13 @@ static void cpu_setup(unsigned cpu)
 	percpu_install(cpu);
 	desc_load_cpu(&percpu[cpu].gdt, &percpu[cpu].tss, ist_stacks[cpu],
 		      IST_STACK_SIZE);
-	lapic_init_cpu();
 }
 
 void smp_init_bsp(void)
 {
 	desc_init_idt();
 	cpu_setup(0);
-	percpu[0].apic_id = lapic_id();
+	/* The local APIC waits for ACPI's address: smp_init_bsp_apic(). */
 	percpu[0].state = CPU_ONLINE;
 	percpu[0].stack_top = 0;
 	cpu_count = 1;
@@ -102,9 +101,17 @@ static void *volatile work_arg;
 static volatile uint64_t work_generation;
 static volatile unsigned work_done;
 
+void smp_init_bsp_apic(uint64_t mmio_base)
+{
+	lapic_init_bsp(mmio_base);
+	lapic_init_cpu();
+	percpu[0].apic_id = lapic_id();
+}
+
 void smp_ap_main(uint32_t cpu)
 {
 	cpu_setup(cpu);
+	lapic_init_cpu();
 	struct percpu *p = &percpu[cpu];
 	if (lapic_id() != p->apic_id)
 		kprintf("smp: cpu %u expected APIC ID %u, has %u\n", cpu,

@@ -13,8 +13,10 @@ struct smp_info {
 
 extern struct smp_info smp;
 
-/* The boot CPU's own descriptors, per-CPU record and local APIC. */
+/* The boot CPU's own descriptors and per-CPU record (before ACPI). */
 void smp_init_bsp(void);
+/* Its local APIC, at the address ACPI gave (xAPIC) or in x2APIC mode. */
+void smp_init_bsp_apic(uint64_t mmio_base);
 
 /*
  * INIT-SIPI-SIPI to each enabled CPU in turn (MP spec B.4), timed with the
