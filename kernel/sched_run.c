@@ -70,6 +70,8 @@ static int my_turn(uint64_t mine)
 /* Returns with interrupts disabled, as the timer handler runs. */
 static void wait_turn(unsigned cpu, uint64_t mine)
 {
+	if (my_turn(mine))
+		return;
 	uint64_t spin_until = rdtsc() + spin_cycles;
 	while (!my_turn(mine)) {
 		if (rdtsc() < spin_until) {
@@ -109,7 +111,7 @@ static void on_boundary(void *ctx, unsigned cpu, uint64_t slot, int missed)
 		for (unsigned k = 0; k < cpus; k++)
 			wake(k);
 	else
-		wake((cpu + 1) % cpus);
+		wake(cpu + 1 == cpus ? 0 : cpu + 1);
 }
 
 static void print_text(void *ctx, const char *text)

@@ -12,6 +12,11 @@
 #define VEC_QUANTUM_TIMER 0x40
 #define VEC_CALIBRATION_TIMER 0x41
 #define VEC_RESCHED_IPI 0x50
+/* A CPU halted inside the quantum timer's handler is woken by this IPI
+ * (kernel/sched_run.c): the local APIC delivers it only from a higher
+ * priority class (vector >> 4) than the one in service (SDM 11.8.3). */
+_Static_assert((VEC_RESCHED_IPI >> 4) > (VEC_QUANTUM_TIMER >> 4),
+	       "the wake-up IPI must outrank the quantum timer");
 #define VEC_SPURIOUS 0xff
 
 /* The registers as arch/x86/isr.asm saves them, lowest address first. */

@@ -113,10 +113,20 @@ uint32_t lapic_error_status(void)
 	return rd(LAPIC_ESR);
 }
 
+/* WRMSR to the x2APIC and deadline MSRs is not serialising (SDM vol. 3,
+ * 11.12.3): fenced, so the write is not reordered with earlier stores (an
+ * IPI must not overtake the data it announces). */
+static void wrmsr_fenced(uint32_t msr, uint64_t v)
+{
+	mfence();
+	lfence();
+	wrmsr(msr, v);
+}
+
 static void send_icr(uint32_t apic_id, uint32_t low)
 {
 	if (x2apic) {
-		wrmsr(X2APIC_ICR_MSR, (uint64_t)apic_id << 32 | low);
+		wrmsr_fenced(X2APIC_ICR_MSR, (uint64_t)apic_id << 32 | low);
 		return;
 	}
 	while (rd(LAPIC_ICR_LOW) & ICR_DELIVERY_PENDING)
@@ -168,11 +178,7 @@ void lapic_timer_setup(uint8_t vector, int deadline)
 
 void lapic_timer_arm_deadline(uint64_t tsc)
 {
-	/* WRMSR to the x2APIC and deadline MSRs is not serialising (SDM vol. 3,
-	 * 11.12.3): fence so the write is not reordered with earlier stores. */
-	mfence();
-	lfence();
-	wrmsr(MSR_TSC_DEADLINE, tsc);
+	wrmsr_fenced(MSR_TSC_DEADLINE, tsc);
 }
 
 void lapic_timer_arm_count(uint32_t count)
