@@ -28,8 +28,6 @@ static struct {
 	uint64_t sub_whole, sub_rem, sub_den;
 	unsigned m;
 	uint64_t *entry[MAX_CPUS];   /* BSP-time TSC at each boundary; 0: missed */
-	volatile uint64_t next[MAX_CPUS];
-	volatile int done[MAX_CPUS];
 	uint64_t capacity;           /* slots the buffers hold */
 	qclock_boundary_fn hook;
 	void *hook_ctx;
@@ -66,9 +64,10 @@ static uint64_t ideal(unsigned k, uint64_t i)
 	return run.t0 + n * run.sub_whole + n * run.sub_rem / run.sub_den;
 }
 
-static void arm(unsigned k, uint64_t i)
+/* Arms CPU k's timer for the boundary due at `due` (BSP time). */
+static void arm(unsigned k, uint64_t due)
 {
-	uint64_t local = ideal(k, i) + (uint64_t)percpu[k].tsc_offset;
+	uint64_t local = due + (uint64_t)percpu[k].tsc_offset;
 	if (run.deadline) {
 		lapic_timer_arm_deadline(local);
 		return;
@@ -89,7 +88,7 @@ static void on_boundary(struct trap_frame *f)
 	(void)f;
 	struct percpu *p = this_cpu();
 	unsigned k = p->cpu;
-	uint64_t i = run.next[k];
+	uint64_t i = p->clock_next;
 	if (i < run.slots) {
 		uint64_t bsp_now = now - (uint64_t)p->tsc_offset;
 		run.entry[k][i] = bsp_now;
@@ -98,16 +97,17 @@ static void on_boundary(struct trap_frame *f)
 			run.hook(run.hook_ctx, k, i, 0);
 		/* Boundaries that passed while this one waited were never
 		 * serviced: count them, never skip them silently. */
-		for (i++; i < run.slots && ideal(k, i) <= bsp_now; i++) {
+		uint64_t due = 0;
+		for (i++; i < run.slots && (due = ideal(k, i)) <= bsp_now; i++) {
 			p->missed++;
 			if (run.hook)
 				run.hook(run.hook_ctx, k, i, 1);
 		}
-		run.next[k] = i;
+		p->clock_next = i;
 		if (i < run.slots)
-			arm(k, i);
+			arm(k, due);
 		else
-			run.done[k] = 1;
+			p->clock_done = 1;
 	}
 	lapic_eoi();
 }
@@ -119,13 +119,13 @@ static void cpu_run(void *arg)
 	unsigned k = p->cpu;
 	p->quantum = 0;
 	p->missed = 0;
-	run.next[k] = 0;
-	run.done[k] = 0;
+	p->clock_next = 0;
+	p->clock_done = 0;
 	lapic_timer_setup(VEC_QUANTUM_TIMER, run.deadline);
 	p->state = CPU_MEASURING;
 	irq_disable();
-	arm(k, 0);
-	while (!run.done[k]) {
+	arm(k, ideal(k, 0));
+	while (!p->clock_done) {
 		cpu_wait_for_interrupt();
 		irq_disable();
 	}
@@ -214,10 +214,10 @@ int qclock_measure(int staggered, uint64_t slots, uint64_t quantum_us,
 	unsigned late = smp_run_on_all(cpu_run, 0, timeout_us);
 	if (late) {
 		for (unsigned k = 0; k < run.m; k++)
-			if (!run.done[k])
+			if (!percpu[k].clock_done)
 				kprintf("quantum clock: cpu %u (APIC ID %u) stopped at "
 					"boundary %llu of %llu\n", k, percpu[k].apic_id,
-					(unsigned long long)run.next[k],
+					(unsigned long long)percpu[k].clock_next,
 					(unsigned long long)slots);
 		return -1;
 	}

@@ -30,6 +30,10 @@ struct percpu {
 	volatile uint32_t state;        /* enum cpu_state */
 	volatile uint64_t quantum;      /* boundaries serviced so far */
 	volatile uint64_t missed;       /* boundaries that passed unserviced */
+	/* The quantum clock's run, here so that no two CPUs write one cache
+	 * line at each boundary (kernel/quantum_clock.c). */
+	volatile uint64_t clock_next;   /* the next boundary's index */
+	volatile int clock_done;        /* every boundary of the run seen */
 	int64_t tsc_offset;             /* this CPU's TSC minus the BSP's */
 	struct gdt gdt;
 	struct tss tss;
