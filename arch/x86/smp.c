@@ -218,5 +218,5 @@ void smp_boot_aps(void)
 		}
 	}
 	cpu_count = next;
-	smp.bringup_us = (rdtsc() - start) * 1000 / tsc.khz;
+	smp.bringup_us = tsc_to_us(rdtsc() - start);
 }

@@ -2,6 +2,7 @@
 #include "tsc.h"
 
 #include "../../kernel/console.h"
+#include "../../lib/sort.h"
 #include "cpu.h"
 #include "refclock.h"
 
@@ -61,17 +62,6 @@ static uint64_t window_hz(const struct refclock *rc, uint64_t max_bracket)
 	return (tscm - tsc0) * rc->hz / elapsed;
 }
 
-static uint64_t median(uint64_t *v, unsigned n)
-{
-	for (unsigned i = 1; i < n; i++)
-		for (unsigned j = i; j > 0 && v[j - 1] > v[j]; j--) {
-			uint64_t t = v[j];
-			v[j] = v[j - 1];
-			v[j - 1] = t;
-		}
-	return v[n / 2];
-}
-
 static uint64_t measure(const struct refclock *rc)
 {
 	uint64_t max_bracket = fastest_read(rc) * BRACKET_SLACK + 200;
@@ -84,7 +74,10 @@ static uint64_t measure(const struct refclock *rc)
 		else
 			tsc.rejected_windows++;
 	}
-	return n ? (median(hz, n) + 500) / 1000 : 0;
+	if (!n)
+		return 0;
+	sort_u64(hz, n);
+	return (hz[n / 2] + 500) / 1000;        /* the median, in kHz */
 }
 
 /* CPUID 0x15 (SDM vol. 2A): TSC = crystal * EBX / EAX when ECX gives the
@@ -146,12 +139,17 @@ void tsc_calibrate(void)
 		if (tsc.tried[i].khz && !tsc.tried[i].coarse &&
 		    ppm(tsc.tried[i].khz, tsc.khz) > tsc.disagree_ppm)
 			tsc.disagree_ppm = ppm(tsc.tried[i].khz, tsc.khz);
-	tsc.calib_us = (rdtsc() - start) * 1000 / tsc.khz;
+	tsc.calib_us = tsc_to_us(rdtsc() - start);
 }
 
 uint64_t tsc_from_us(uint64_t us)
 {
 	return us * tsc.khz / 1000;
+}
+
+uint64_t tsc_to_us(uint64_t cycles)
+{
+	return tsc_to_ns(cycles) / 1000;
 }
 
 uint64_t tsc_to_ns(uint64_t cycles)
