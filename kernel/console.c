@@ -66,8 +66,11 @@ void kvprintf(const char *format, va_list ap)
 	uint64_t flags = irq_save();
 	/* A CPU stopped while holding the lock must not silence the panic
 	 * report: after a bounded wait the panicking CPU prints anyway. */
-	int locked = panic_mode ? spin_trylock_for(&lock, 10000000)
-				: (spin_lock_irqsave(&lock), 1);
+	int locked = 1;
+	if (panic_mode)
+		locked = spin_trylock_for(&lock, 10000000);
+	else
+		spin_lock(&lock);
 	uart_write(buf, len);
 	if (!fb_on && !vga_on)
 		keep_early(buf, len);
@@ -76,7 +79,7 @@ void kvprintf(const char *format, va_list ap)
 	if (vga_on)
 		vgacon_write(buf, len);
 	if (locked)
-		__atomic_store_n(&lock.locked, 0, __ATOMIC_RELEASE);
+		spin_unlock(&lock);
 	irq_restore(flags);
 }
 

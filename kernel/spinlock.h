@@ -10,12 +10,23 @@ struct spinlock {
 	volatile uint32_t locked;
 };
 
-static inline uint64_t spin_lock_irqsave(struct spinlock *l)
+/* With interrupts already masked by the caller. */
+static inline void spin_lock(struct spinlock *l)
 {
-	uint64_t flags = irq_save();
 	while (__atomic_exchange_n(&l->locked, 1, __ATOMIC_ACQUIRE))
 		while (l->locked)
 			cpu_relax();
+}
+
+static inline void spin_unlock(struct spinlock *l)
+{
+	__atomic_store_n(&l->locked, 0, __ATOMIC_RELEASE);
+}
+
+static inline uint64_t spin_lock_irqsave(struct spinlock *l)
+{
+	uint64_t flags = irq_save();
+	spin_lock(l);
 	return flags;
 }
 
@@ -34,7 +45,7 @@ static inline int spin_trylock_for(struct spinlock *l, uint64_t spins)
 
 static inline void spin_unlock_irqrestore(struct spinlock *l, uint64_t flags)
 {
-	__atomic_store_n(&l->locked, 0, __ATOMIC_RELEASE);
+	spin_unlock(l);
 	irq_restore(flags);
 }
 
