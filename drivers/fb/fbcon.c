@@ -2,6 +2,7 @@
 #include "fbcon.h"
 
 #include "font.h"
+#include "textgrid.h"
 
 /* A glyph of the 5x7 font sits in a cell one column and two rows larger,
  * scaled by an integer factor so text stays legible on large screens. */
@@ -13,7 +14,7 @@ static struct {
 	struct fbcon_mode m;
 	unsigned scale, cell_w, cell_h;
 	unsigned cols, rows;
-	unsigned x, y;          /* cursor, in characters */
+	struct textgrid grid;
 	uint32_t fg, bg;        /* pixel values in the mode's layout */
 } con;
 
@@ -91,15 +92,6 @@ static void scroll(void)
 	     con.bg);
 }
 
-static void newline(void)
-{
-	con.x = 0;
-	if (con.y + 1 < con.rows)
-		con.y++;
-	else
-		scroll();
-}
-
 int fbcon_init(const struct fbcon_mode *mode)
 {
 	con.active = 0;
@@ -119,7 +111,8 @@ int fbcon_init(const struct fbcon_mode *mode)
 		return -1;
 	con.fg = rgb(0xd0, 0xd0, 0xd0);
 	con.bg = rgb(0, 0, 0);
-	con.x = con.y = 0;
+	con.grid = (struct textgrid){ .cols = con.cols, .rows = con.rows,
+				      .put = draw_char, .scroll = scroll };
 	fill(0, 0, mode->width, mode->height, con.bg);
 	con.active = 1;
 	return 0;
@@ -127,24 +120,8 @@ int fbcon_init(const struct fbcon_mode *mode)
 
 void fbcon_write(const char *s, size_t n)
 {
-	if (!con.active)
-		return;
-	for (size_t i = 0; i < n; i++) {
-		char c = s[i];
-		if (c == '\n') {
-			newline();
-		} else if (c == '\r') {
-			con.x = 0;
-		} else if (c == '\t') {
-			do
-				fbcon_write(" ", 1);
-			while (con.x % 8 != 0);
-		} else {
-			if (con.x == con.cols)
-				newline();
-			draw_char(con.x++, con.y, c);
-		}
-	}
+	if (con.active)
+		textgrid_write(&con.grid, s, n);
 }
 
 void fbcon_size(unsigned *cols, unsigned *rows)

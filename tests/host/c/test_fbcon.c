@@ -11,6 +11,7 @@
 
 #include "../../../drivers/fb/fbcon.c"
 #include "../../../drivers/fb/font.c"
+#include "../../../drivers/fb/textgrid.c"
 
 #include "unit.h"
 
