@@ -7,22 +7,20 @@
 
 #include "../../kernel/console.h"
 #include "acpi_tables.h"
+#include "bios_area.h"
 #include "cpu.h"
 #include "mptable.h"
+
+static int is_rsdp(const void *p)
+{
+	return acpi_rsdp_valid(p, 1);
+}
 
 /* ACPI 6.4, 5.2.5.1: on BIOS machines the RSDP is on a 16-byte boundary in
  * the first KiB of the EBDA or in 0xE0000-0xFFFFF. */
 static const void *scan_bios_areas(void)
 {
-	uint64_t ebda = (uint64_t)(*(const uint16_t *)0x40e) << 4;
-	if (ebda >= 0x80000 && ebda < 0xa0000)
-		for (uint64_t a = ebda; a < ebda + 1024; a += 16)
-			if (acpi_rsdp_valid((const void *)a, 1))
-				return (const void *)a;
-	for (uint64_t a = 0xe0000; a < 0x100000; a += 16)
-		if (acpi_rsdp_valid((const void *)a, 1))
-			return (const void *)a;
-	return 0;
+	return bios_area_find(is_rsdp, 0xe0000, 0);
 }
 
 unsigned acpi_init(const void *rsdp_v1, const void *rsdp_v2)

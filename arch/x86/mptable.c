@@ -3,25 +3,21 @@
 
 #include "../../kernel/console.h"
 #include "acpi_tables.h"
+#include "bios_area.h"
 #include "cpu.h"
 
-/* MP spec 1.4, 4.1: the floating pointer structure "_MP_". */
+/* MP spec 1.4, 4.1: the floating pointer structure "_MP_", 16 bytes
+ * (length 1 in paragraphs) summing to 0. */
+static int is_mp_floating(const void *v)
+{
+	const uint8_t *p = v;
+	return acpi_sig_is((const char *)p, "_MP_", 4) && p[8] == 1 &&
+	       acpi_sum(p, 16) == 0;
+}
+
 static const uint8_t *find_mp_floating(void)
 {
-	uint64_t ebda = (uint64_t)(*(const uint16_t *)0x40e) << 4;
-	uint64_t areas[3][2] = { { ebda, ebda + 1024 }, { 0x9fc00, 0xa0000 },
-				 { 0xf0000, 0x100000 } };
-	for (int k = 0; k < 3; k++) {
-		if (areas[k][0] < 0x80000)
-			continue;
-		for (uint64_t a = areas[k][0]; a + 16 <= areas[k][1]; a += 16) {
-			const uint8_t *p = (const uint8_t *)a;
-			if (acpi_sig_is((const char *)p, "_MP_", 4) && p[8] == 1 &&
-			    acpi_sum(p, 16) == 0)
-				return p;
-		}
-	}
-	return 0;
+	return bios_area_find(is_mp_floating, 0xf0000, 1);
 }
 
 /*
