@@ -3,6 +3,7 @@
 
 #include "../lib/cmdline.h"
 #include "../lib/parse_num.h"
+#include "../lib/str.h"
 #include "console.h"
 
 #define QUANTUM_US_MIN 50        /* below this the timer interrupt cost dominates */
@@ -53,17 +54,21 @@ static void on_off(const struct cmdline_word *w, int *out)
 		bad(w, "on or off", "off");
 }
 
-/* The plugins' parameters (README, "Task sets and the simulator"). */
-static const char *const sched_params[] = { "gdq_T", "gdq_delta", "gdq_err",
-					    "pfair_er", "edf_cpudl" };
-#define NSCHED_PARAMS (sizeof sched_params / sizeof sched_params[0])
+/* A parameter some plugin lists (sched= may come later on the line): its
+ * name as the plugin spells it, or NULL. */
+static const char *param_name(const struct cmdline_word *w)
+{
+	for (unsigned i = 0; i < sched_nplugins; i++)
+		for (const char *const *q = sched_plugins[i]->params; q && *q; q++)
+			if (cmdline_key_is(w, *q))
+				return *q;
+	return 0;
+}
 
 static int sched_param_word(const struct cmdline_word *w)
 {
-	unsigned i = 0;
-	while (i < NSCHED_PARAMS && !cmdline_key_is(w, sched_params[i]))
-		i++;
-	if (i == NSCHED_PARAMS)
+	const char *name = param_name(w);
+	if (!name)
 		return 0;
 	uint64_t v;
 	enum parse_num_status st = parse_u64(w->value, w->value_len,
@@ -73,11 +78,11 @@ static int sched_param_word(const struct cmdline_word *w)
 		return 1;
 	}
 	unsigned k = 0;
-	while (k < options.nparams && options.params[k].name != sched_params[i])
+	while (k < options.nparams && !str_eq(options.params[k].name, name))
 		k++;
 	if (k == sizeof options.params / sizeof options.params[0])
 		return 1;
-	options.params[k].name = sched_params[i];
+	options.params[k].name = name;
 	options.params[k].value = v;
 	if (k == options.nparams)
 		options.nparams++;
@@ -86,11 +91,6 @@ static int sched_param_word(const struct cmdline_word *w)
 
 void options_parse(const char *cmdline)
 {
-	/* GDQ's error tracking is an O(N) pass per slot, meant for the
-	 * simulator: in the timer interrupt it would inflate what is measured.
-	 * Off unless the command line asks for it. */
-	options.params[0] = (struct sched_param){ sched_params[2], 0 };
-	options.nparams = 1;
 	const char *cur = cmdline;
 	struct cmdline_word w;
 	int first = 1;

@@ -131,6 +131,15 @@ int sched_run(const struct sched_plugin *plugin, const char *file,
 		*reason = "taskset";
 		return -1;
 	}
+	for (unsigned i = 0; i < options.nparams; i++) {
+		const char *pn = options.params[i].name;
+		unsigned n = 0;
+		while (pn[n])
+			n++;
+		if (!sched_takes_param(plugin, pn, n))
+			kprintf("sched: %s is not a parameter of %s; ignored\n",
+				pn, name);
+	}
 	cpus = smp.online;
 	int staggered = plugin->staggered;
 	struct sched_config cfg = { .cpus = cpus, .staggered = staggered,

@@ -30,6 +30,15 @@ const struct sched_plugin *sched_find(const char *name)
 	return 0;
 }
 
+int sched_takes_param(const struct sched_plugin *p, const char *name,
+		      size_t n)
+{
+	for (const char *const *q = p->params; q && *q; q++)
+		if (str_eq_n(name, n, *q))
+			return 1;
+	return 0;
+}
+
 uint64_t sched_param_get(const struct sched_config *cfg, const char *name,
 			 uint64_t def)
 {

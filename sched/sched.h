@@ -57,9 +57,15 @@ struct sched_config {
 	unsigned cpus;                   /* M >= 1 */
 	int staggered;                   /* quanta staggered by Q/M */
 	const struct taskset *tasks;     /* indices into tasks->task[] name tasks */
-	const struct sched_param *params;
+	const struct sched_param *params;   /* only names the plugin lists */
 	unsigned nparams;
 	uint64_t seed;                   /* for any randomised tie-breaking */
+	/*
+	 * A simulation (schedsim), not a run on the quantum clock: accounting
+	 * that costs O(N) per slot (GDQ's service errors) is on by default.
+	 * The kernel leaves it 0 so its timer interrupt does not pay for it.
+	 */
+	int simulation;
 };
 
 /* Per-task accounting, kept by the plugin. */
@@ -85,6 +91,9 @@ struct sched_plugin {
 	/* Its quantum boundaries are staggered (CPU k at t + k/M) unless told
 	 * otherwise; else aligned. The kernel and schedsim go by this. */
 	int staggered;
+	/* The parameters it reads (sched_param_get), NULL-terminated; the
+	 * kernel and schedsim refuse any other. */
+	const char *const *params;
 
 	/*
 	 * Admission and set-up for cfg->tasks (tasks present from their phase).
@@ -122,6 +131,10 @@ struct sched_plugin {
 const struct sched_plugin *sched_find(const char *name);
 extern const struct sched_plugin *const sched_plugins[];
 extern const unsigned sched_nplugins;
+
+/* Whether plugin p lists parameter name (n bytes, not terminated). */
+int sched_takes_param(const struct sched_plugin *p, const char *name,
+		      size_t n);
 
 /* A parameter's value from cfg, or def when absent. */
 uint64_t sched_param_get(const struct sched_config *cfg, const char *name,

@@ -159,6 +159,17 @@ int main(int argc, char **argv)
 		fprintf(stderr, "schedsim: unknown scheduler '%s'\n", sched_name);
 		usage();
 	}
+	for (unsigned i = 0; i < nparams; i++)
+		if (!sched_takes_param(plugin, params[i].name,
+				       strlen(params[i].name))) {
+			fprintf(stderr, "schedsim: --param %s: not a parameter of "
+				"%s (takes:", params[i].name, plugin->name);
+			for (const char *const *q = plugin->params; q && *q; q++)
+				fprintf(stderr, " %s", *q);
+			fprintf(stderr, "%s)\n", plugin->params && *plugin->params
+					? "" : " none");
+			exit(2);
+		}
 	int staggered = plugin->staggered;
 	if (ticks) {
 		if (!strcmp(ticks, "aligned"))
@@ -184,6 +195,7 @@ int main(int argc, char **argv)
 		.params = params,
 		.nparams = nparams,
 		.seed = seed,
+		.simulation = 1,
 	};
 	struct sched_driver drv;
 	if (sched_driver_create(&drv, plugin, &cfg, env_alloc, NULL,

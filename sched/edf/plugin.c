@@ -147,10 +147,12 @@ struct edf *edf_plugin_engine(void *plugin_state)
 }
 
 /* Both plugins drive the same engine; only admission differs. */
+static const char *const edf_params[] = { "edf_cpudl", 0 };
+
 #define EDF_PLUGIN_OPS                                                        \
 	.schedule = schedule, .join = join, .leave = leave, .block = block,  \
 	.wake = wake, .complete = complete, .stats = stats,                  \
-	.summary = summary
+	.summary = summary, .params = edf_params
 
 const struct sched_plugin gedf = {
 	.name = "gedf",

@@ -318,7 +318,7 @@ static void *gdq_create(const struct sched_config *cfg,
 	s->ts = ts;
 	s->T = sched_param_get(cfg, "gdq_T", 20);
 	s->delta = sched_param_get(cfg, "gdq_delta", 4);
-	s->track = sched_param_get(cfg, "gdq_err", 1) != 0;
+	s->track = sched_param_get(cfg, "gdq_err", cfg->simulation != 0) != 0;
 	if (s->T < 1 || s->T > (1u << 30)) {
 		fmt_snprintf(err->msg, sizeof err->msg,
 			     "gdq_T must be between 1 and 2^30");
@@ -605,8 +605,12 @@ static void gdq_summary(void *st, sched_put_fn put, void *ctx)
 	}
 }
 
+static const char *const gdq_params[] = { "gdq_T", "gdq_delta", "gdq_err",
+					  0 };
+
 const struct sched_plugin gdq_plugin = {
 	.name = "gdq",
+	.params = gdq_params,
 	.description = "Grouped Distributed Queues (proportional share)",
 	.create = gdq_create,
 	.schedule = gdq_schedule,

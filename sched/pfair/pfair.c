@@ -22,6 +22,8 @@ static bool check_task(const struct task_spec *ts, struct sched_error *err)
 	return why == NULL;
 }
 
+const char *const pfair_params[] = { "pfair_er", 0 };
+
 bool pfair_init(struct pfair *pf, const struct sched_config *cfg,
 		const struct sched_env *env, const struct pfair_ops *ops,
 		struct sched_error *err)

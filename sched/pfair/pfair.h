@@ -103,9 +103,12 @@ void pfair_stats(void *s, unsigned task, struct sched_task_stats *out);
 void pfair_summary(void *s, sched_put_fn put, void *ctx);
 
 /* The struct sched_plugin members both Pfair plugins share. */
+extern const char *const pfair_params[];   /* pfair_er */
+
 #define PFAIR_PLUGIN_EVENTS                                          \
 	.join = pfair_join, .leave = pfair_leave, .block = pfair_block,   \
 	.wake = pfair_wake, .complete = pfair_complete,                   \
-	.stats = pfair_stats, .summary = pfair_summary
+	.stats = pfair_stats, .summary = pfair_summary,                   \
+	.params = pfair_params
 
 #endif
