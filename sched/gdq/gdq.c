@@ -121,12 +121,7 @@ static void adjust_weights(struct gdq *s, uint64_t *phi)
 /* A group can feed one more processor (REASSIGN's hand-over, Sec. 2.2.1). */
 static bool group_ready(const struct gdq_group *g)
 {
-	for (unsigned i = 0; i < g->nq; i++) {
-		const struct gdq_queue *q = &g->q[i];
-		if (q->cpu < 0 ? q->n >= 1 : q->n >= 2)
-			return true;
-	}
-	return false;
+	return gdq_min_queue(g) != 0;
 }
 
 static void refresh_ready(struct gdq *s)
@@ -171,32 +166,6 @@ static void unbind(struct gdq *s, unsigned cpu)
 	s->cli[k].alloc--;
 	s->cpu_group[cpu] = -1;
 	s->cpu_q[cpu] = 0;
-}
-
-/*
- * An empty queue's round counter stopped while it was empty. Sec. 2.4 puts
- * an arrival in the smallest queue of its group, which is often an empty
- * one; with the stale counter the arrival would run alone, never stealing
- * and never stolen from, until its queue caught up with the group's round
- * (a join at t = 101 into P = 5, T = 20, delta = 4, weights 100, 65, 190,
- * 112, 189, 114, 140 ran 150 quanta in a row, error +62.6 > the bound
- * +60). Decided: at each change of mix every empty queue takes the round
- * of the group's slowest non-empty queue, as gdq_refill does; a group with
- * no process left levels all its queues to the latest round.
- */
-static void level_empty_queues(struct gdq_group *g)
-{
-	uint64_t least = UINT64_MAX, latest = 1;
-
-	for (unsigned i = 0; i < g->nq; i++) {
-		if (g->q[i].n && g->q[i].nv < least)
-			least = g->q[i].nv;
-		if (g->q[i].nv > latest)
-			latest = g->q[i].nv;
-	}
-	for (unsigned i = 0; i < g->nq; i++)
-		if (!g->q[i].n)
-			g->q[i].nv = least != UINT64_MAX ? least : latest;
 }
 
 /* Group parameters and queue membership after a change of mix. */
@@ -249,7 +218,6 @@ static void regroup(struct gdq *s, const uint64_t *phi)
 		for (unsigned i = 0; i < s->P; i++)
 			g->q[i].cpu = -1;
 		g->nq = nq;
-		level_empty_queues(g);
 	}
 	/* Arrivals go to the lightest queue of their group (Sec. 2.4). */
 	for (unsigned i = 0; i < s->n; i++) {
@@ -258,7 +226,9 @@ static void regroup(struct gdq *s, const uint64_t *phi)
 			continue;
 		p->phi = phi[i];
 		p->order = order_of(phi[i]);
-		struct gdq_queue *q = gdq_lightest_queue(&s->grp[p->order]);
+		struct gdq_group *g = &s->grp[p->order];
+		struct gdq_queue *q = gdq_lightest_queue(g);
+		gdq_group_add(g, q, p);
 		/*
 		 * The paper gives an arrival no NVT; we start it at the beginning
 		 * of its queue's current round (NVT nv_Q - 1), as all processes
@@ -266,7 +236,6 @@ static void regroup(struct gdq *s, const uint64_t *phi)
 		 * waits a whole round.
 		 */
 		p->nvn = (q->nv - 1) * p->phi;
-		gdq_queue_add(q, p);
 	}
 }
 

@@ -44,6 +44,10 @@ void gdq_queue_remove(struct gdq_proc *p);
 void gdq_move_process(struct gdq_proc *p, struct gdq_queue *q);
 /* GET-MIN-QUEUE(G): NULL when no queue can give a process. */
 struct gdq_queue *gdq_min_queue(const struct gdq_group *g);
+/* Appends p to q (gdq_queue_add); an empty q first joins the group's
+ * current round. Every arrival and refill goes through here. */
+void gdq_group_add(struct gdq_group *g, struct gdq_queue *q,
+		   struct gdq_proc *p);
 /* The queue of least total weight (arrivals, Sec. 2.4). */
 struct gdq_queue *gdq_lightest_queue(const struct gdq_group *g);
 /*
