@@ -1,7 +1,10 @@
 /* sched/edf/edf: the global and partitioned EDF engine (see edf.h). */
 #include "edf.h"
 
+#include <stddef.h>
+
 #include "../../lib/fmt.h"
+#include "../../lib/heap.h"
 #include "rq.h"
 
 struct edf_task {
@@ -13,6 +16,9 @@ struct edf_task {
 	uint32_t rem;                /* quanta the current job still needs */
 	unsigned cpu;                /* queue it is on or last ran on */
 	uint8_t present, blocked;
+	uint8_t waiting;             /* in the release queue */
+	struct heap_node wnode;
+	unsigned id;
 	struct sched_task_stats st;
 };
 
@@ -27,6 +33,10 @@ struct edf {
 	struct edf_rq *rq;           /* per CPU */
 	struct edf_push push;
 	int *answer;                 /* per CPU: what it was last told to run */
+	/* Tasks between jobs -- present, not blocked, nothing left to run --
+	 * by next release (ties by index): the releases due at a boundary
+	 * cost O(log N) each instead of a scan of every task. */
+	struct heap waiting;
 	uint64_t now;                /* the boundary processed last */
 	int started;
 	uint64_t (*clock)(void);
@@ -156,6 +166,35 @@ static void depart(struct edf *s, unsigned task)
 		pull(s, cpu);
 }
 
+static struct edf_task *waiting_task(const struct heap_node *n)
+{
+	return (struct edf_task *)((const char *)n -
+				   offsetof(struct edf_task, wnode));
+}
+
+static bool releases_before(const struct heap_node *a,
+			    const struct heap_node *b)
+{
+	const struct edf_task *x = waiting_task(a), *y = waiting_task(b);
+	return x->next_release < y->next_release ||
+	       (x->next_release == y->next_release && x->id < y->id);
+}
+
+/* Puts task i in the release queue exactly when it is between jobs, keyed
+ * by its current next_release. Called after every change of its state. */
+static void update_waiting(struct edf *s, unsigned i)
+{
+	struct edf_task *tk = &s->task[i];
+	if (tk->waiting) {
+		heap_delete(&s->waiting, &tk->wnode);
+		tk->waiting = 0;
+	}
+	if (tk->present && !tk->blocked && tk->rem == 0) {
+		heap_insert(&s->waiting, &tk->wnode);
+		tk->waiting = 1;
+	}
+}
+
 static void release(struct edf *s, unsigned i, uint64_t r)
 {
 	struct edf_task *tk = &s->task[i];
@@ -163,6 +202,7 @@ static void release(struct edf *s, unsigned i, uint64_t r)
 	tk->rem = tk->e;
 	tk->next_release = r + tk->p;
 	s->key[i] = tk->deadline << EDF_TASK_BITS | i;
+	update_waiting(s, i);
 	arrive(s, i);
 }
 
@@ -170,11 +210,11 @@ static void release(struct edf *s, unsigned i, uint64_t r)
  * current one, and comes here again when that completes. */
 static void release_due(struct edf *s, uint64_t b)
 {
-	for (unsigned i = 0; i < s->ntasks; i++) {
-		struct edf_task *tk = &s->task[i];
-		if (tk->present && !tk->blocked && tk->rem == 0 &&
-		    tk->next_release <= b)
-			release(s, i, tk->next_release);
+	struct heap_node *n;
+	while ((n = heap_peek(&s->waiting)) &&
+	       waiting_task(n)->next_release <= b) {
+		struct edf_task *tk = waiting_task(n);
+		release(s, tk->id, tk->next_release);
 	}
 }
 
@@ -189,6 +229,7 @@ static void finish(struct edf *s, unsigned i, uint64_t c)
 	}
 	tk->rem = 0;
 	depart(s, i);
+	update_waiting(s, i);
 	for (unsigned k = 0; k < s->cpus; k++)
 		if (s->answer[k] == (int)i)
 			s->answer[k] = SCHED_IDLE;
@@ -286,6 +327,7 @@ int edf_join(struct edf *s, unsigned task, uint64_t t,
 	tk->rem = 0;
 	if (tk->next_release < t)
 		tk->next_release = t;
+	update_waiting(s, task);
 	if (tk->next_release == t)
 		release(s, task, t);
 	return 0;
@@ -303,6 +345,7 @@ void edf_leave(struct edf *s, unsigned task, uint64_t t)
 	tk->present = 0;
 	tk->blocked = 0;
 	tk->rem = 0;
+	update_waiting(s, task);
 }
 
 void edf_block(struct edf *s, unsigned task, uint64_t t)
@@ -314,6 +357,7 @@ void edf_block(struct edf *s, unsigned task, uint64_t t)
 	tk->blocked = 1;
 	tk->blocked_at = t;
 	depart(s, task);
+	update_waiting(s, task);
 }
 
 void edf_wake(struct edf *s, unsigned task, uint64_t w)
@@ -335,6 +379,7 @@ void edf_wake(struct edf *s, unsigned task, uint64_t w)
 		s->dropped += n;
 		tk->rem = 0;
 	} else if (tk->next_release > w) {
+		update_waiting(s, task);        /* waits for its next release */
 		return;
 	}
 	release(s, task, w);
@@ -402,6 +447,7 @@ struct edf *edf_create(const struct sched_config *cfg,
 	s->pos = env->alloc(env->ctx, (n ? n : 1) * sizeof *s->pos);
 	s->rq = env->alloc(env->ctx, s->cpus * sizeof *s->rq);
 	s->answer = env->alloc(env->ctx, s->cpus * sizeof *s->answer);
+	heap_init(&s->waiting, releases_before);
 	for (unsigned c = 0; c < s->cpus; c++) {
 		edf_rq_init(&s->rq[c], n, s->key, s->pos, env);
 		s->answer[c] = SCHED_IDLE;
@@ -414,9 +460,11 @@ struct edf *edf_create(const struct sched_config *cfg,
 		tk->d = sp->d;
 		tk->next_release = sp->phase;
 		tk->present = 1;
+		tk->id = i;
 		/* Global: spread the first arrivals; the pushes move them. */
 		tk->cpu = partition ? partition[i] : i % s->cpus;
 		s->pos[i] = -1;
+		update_waiting(s, i);
 	}
 	if (s->global)
 		edf_push_init(&s->push, mode, s->cpus, s->rq, env);
