@@ -19,6 +19,7 @@
 #include "mfq.h"
 #include "../../lib/fmt.h"
 #include "../../lib/intmath.h"
+#include "../../lib/sort.h"
 
 #define GDQ_ORDERS 32   /* weights are below 2^31 */
 #define GDQ_EP_SHIFT 16 /* e/p tasks: weight round(e * 2^16 / p), FORMATS 1 */
@@ -28,7 +29,11 @@ enum { ABSENT, PRESENT, BLOCKED };
 __extension__ typedef __int128 s128;
 
 struct gdq {
-	unsigned P, n, pending_phase;
+	unsigned P, n;
+	/* Tasks with a phase, as phase << 32 | index in phase order, and the
+	 * first not yet reached: a slot costs nothing until the next phase. */
+	uint64_t *phased;
+	unsigned nphased, next_phased;
 	uint64_t T, delta;
 	bool track;
 	const struct taskset *ts;
@@ -301,6 +306,7 @@ static void *gdq_create(const struct sched_config *cfg,
 	s->proc = env->alloc(env->ctx, (n + 1) * sizeof *s->proc);
 	s->state = env->alloc(env->ctx, n + 1);
 	s->w0 = env->alloc(env->ctx, (n + 1) * sizeof *s->w0);
+	s->phased = env->alloc(env->ctx, (n + 1) * sizeof *s->phased);
 	s->phi = env->alloc(env->ctx, (n + 1) * sizeof *s->phi);
 	s->work = env->alloc(env->ctx, (n + 1) * sizeof *s->work);
 	s->work0 = env->alloc(env->ctx, (n + 1) * sizeof *s->work0);
@@ -332,8 +338,10 @@ static void *gdq_create(const struct sched_config *cfg,
 		}
 		s->w0[i] = w;
 		s->state[i] = t->phase ? ABSENT : PRESENT;
-		s->pending_phase += t->phase != 0;
+		if (t->phase)
+			s->phased[s->nphased++] = (uint64_t)t->phase << 32 | i;
 	}
+	sort_u64(s->phased, s->nphased);
 	s->max_den = s->min_den = 1;
 	reallocate(s);
 	return s;
@@ -364,16 +372,20 @@ static void track_errors(struct gdq *s)
 	}
 }
 
+/* The tasks whose phase is t arrive (one that joined earlier is present
+ * already). */
 static void start_phases(struct gdq *s, uint64_t t)
 {
 	bool changed = false;
 
-	for (unsigned i = 0; i < s->n; i++)
-		if (s->state[i] == ABSENT && s->ts->task[i].phase == t) {
+	while (s->next_phased < s->nphased &&
+	       s->phased[s->next_phased] >> 32 <= t) {
+		unsigned i = (uint32_t)s->phased[s->next_phased++];
+		if (s->state[i] == ABSENT) {
 			s->state[i] = PRESENT;
-			s->pending_phase--;
 			changed = true;
 		}
+	}
 	if (changed)
 		reallocate(s);
 }
@@ -448,7 +460,7 @@ static int gdq_schedule(void *st, unsigned cpu, uint64_t t)
 	struct gdq *s = st;
 	struct gdq_proc *p = 0;
 
-	if (cpu == 0 && s->pending_phase)
+	if (cpu == 0 && s->next_phased < s->nphased)
 		start_phases(s, t);
 	mfq(s, cpu, t);
 	take_planned_stall(s, cpu);
@@ -501,8 +513,6 @@ static int gdq_join(void *st, unsigned task, uint64_t t,
 	struct gdq *s = st;
 	(void)t;
 	(void)err;
-	if (s->state[task] == ABSENT && s->ts->task[task].phase > t)
-		s->pending_phase--;
 	set_state(s, task, ABSENT, PRESENT);
 	return 0;
 }
