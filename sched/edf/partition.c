@@ -36,18 +36,17 @@ static void sort_decreasing(const struct taskset *ts, unsigned *idx,
 	}
 }
 
-/* Whether task fits on cpu with the tasks placed there already. A sum too
- * close to 1 to decide exactly (usum.h) counts as not fitting. */
-static int fits(const struct taskset *ts, unsigned cpu, unsigned task,
-		const unsigned *cpu_of, const unsigned char *placed)
+/* Whether t fits on a CPU whose placed tasks sum to *bin; if so, *bin
+ * takes it. A sum too close to 1 to decide exactly (usum.h) counts as not
+ * fitting. */
+static int fits(struct edf_usum *bin, const struct task_spec *t)
 {
-	struct edf_usum u;
-	edf_usum_init(&u);
-	for (unsigned j = 0; j < ts->ntasks; j++)
-		if (placed[j] && cpu_of[j] == cpu)
-			edf_usum_add(&u, ts->task[j].e, window(&ts->task[j]));
-	edf_usum_add(&u, ts->task[task].e, window(&ts->task[task]));
-	return edf_usum_at_most(&u, 1) == 1;
+	struct edf_usum u = *bin;
+	edf_usum_add(&u, t->e, window(t));
+	if (edf_usum_at_most(&u, 1) != 1)
+		return 0;
+	*bin = u;
+	return 1;
 }
 
 int edf_partition_ffd(const struct taskset *ts, unsigned cpus,
@@ -57,14 +56,16 @@ int edf_partition_ffd(const struct taskset *ts, unsigned cpus,
 	unsigned n = ts->ntasks;
 	unsigned *idx = env->alloc(env->ctx, (n ? n : 1) * sizeof *idx);
 	unsigned *tmp = env->alloc(env->ctx, (n ? n : 1) * sizeof *tmp);
-	unsigned char *placed = env->alloc(env->ctx, n ? n : 1);
+	struct edf_usum *bin = env->alloc(env->ctx, cpus * sizeof *bin);
+	for (unsigned c = 0; c < cpus; c++)
+		edf_usum_init(&bin[c]);
 	for (unsigned i = 0; i < n; i++)
 		idx[i] = i;
 	sort_decreasing(ts, idx, tmp, n);
 	for (unsigned k = 0; k < n; k++) {
 		unsigned i = idx[k];
 		unsigned c = 0;
-		while (c < cpus && !fits(ts, c, i, cpu_of, placed))
+		while (c < cpus && !fits(&bin[c], &ts->task[i]))
 			c++;
 		if (c == cpus) {
 			const struct task_spec *t = &ts->task[i];
@@ -77,7 +78,6 @@ int edf_partition_ffd(const struct taskset *ts, unsigned cpus,
 			return -1;
 		}
 		cpu_of[i] = c;
-		placed[i] = 1;
 	}
 	return 0;
 }
