@@ -181,14 +181,8 @@ int sched_run(const struct sched_plugin *plugin, const char *file,
 	for (uint64_t t = 0; t < slots; t++)
 		sched_report_slot(print_text, 0, &ts, t, &schedule_log[t * cpus],
 				  cpus);
-	sched_report_summary(print_text, 0, plugin, drv.s, &ts, cpus, slots,
-			     staggered);
-	uint64_t misses = 0;
-	for (unsigned i = 0; i < ts.ntasks; i++) {
-		struct sched_task_stats st = { 0 };
-		plugin->stats(drv.s, i, &st);
-		misses += st.misses;
-	}
+	uint64_t misses = sched_report_summary(print_text, 0, plugin, drv.s,
+					       &ts, cpus, slots, staggered);
 	kprintf("RESULT sched name=%s cpus=%u tasks=%u slots=%llu ticks=%s "
 		"misses=%llu boundary_missed=%llu\n", name, cpus, ts.ntasks,
 		(unsigned long long)slots, staggered ? "staggered" : "aligned",

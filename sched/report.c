@@ -65,7 +65,7 @@ static void put_extra(void *p, const char *key, int64_t num, int64_t den)
 	x->out(x->ctx, buf);
 }
 
-void sched_report_summary(sched_print_fn out, void *ctx,
+uint64_t sched_report_summary(sched_print_fn out, void *ctx,
 			  const struct sched_plugin *plugin, void *s,
 			  const struct taskset *ts, unsigned cpus, uint64_t slots,
 			  int staggered)
@@ -112,4 +112,5 @@ void sched_report_summary(sched_print_fn out, void *ctx,
 		plugin->summary(s, put_extra, &x);
 	}
 	out(ctx, "}}\n");
+	return misses;
 }

@@ -15,8 +15,9 @@ typedef void (*sched_print_fn)(void *ctx, const char *text);
 void sched_report_slot(sched_print_fn out, void *ctx, const struct taskset *ts,
 		       uint64_t t, const int *choice, unsigned cpus);
 
-/* The summary line: totals, per-task stats and the plugin's own fields. */
-void sched_report_summary(sched_print_fn out, void *ctx,
+/* The summary line: totals, per-task stats and the plugin's own fields.
+ * Returns the total of missed deadlines it reported. */
+uint64_t sched_report_summary(sched_print_fn out, void *ctx,
 			  const struct sched_plugin *plugin, void *s,
 			  const struct taskset *ts, unsigned cpus, uint64_t slots,
 			  int staggered);
