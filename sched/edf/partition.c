@@ -2,7 +2,7 @@
 #include "partition.h"
 
 #include "../../lib/fmt.h"
-#include "usum.h"
+#include "../../lib/ratsum.h"
 
 /* The window a job must fit its budget in: min(d, p). */
 static uint32_t window(const struct task_spec *t)
@@ -10,11 +10,13 @@ static uint32_t window(const struct task_spec *t)
 	return t->d && t->d < t->p ? t->d : t->p;
 }
 
+/* Task a goes first: the greater density e/w (cross products below 2^62
+ * are exact), else the earlier line. */
 static int before(const struct taskset *ts, unsigned a, unsigned b)
 {
 	const struct task_spec *x = &ts->task[a], *y = &ts->task[b];
-	int c = edf_util_cmp(x->e, window(x), y->e, window(y));
-	return c > 0 || (c == 0 && a < b);
+	uint64_t l = (uint64_t)x->e * window(y), r = (uint64_t)y->e * window(x);
+	return l > r || (l == r && a < b);
 }
 
 /* Bottom-up merge sort of task indices into decreasing density. */
@@ -36,16 +38,13 @@ static void sort_decreasing(const struct taskset *ts, unsigned *idx,
 	}
 }
 
-/* Whether t fits on a CPU whose placed tasks sum to *bin; if so, *bin
- * takes it. A sum too close to 1 to decide exactly (usum.h) counts as not
- * fitting. */
-static int fits(struct edf_usum *bin, const struct task_spec *t)
+/* Whether t fits on a CPU whose placed tasks' densities sum to bin (exact,
+ * lib/ratsum); if so, bin takes it. */
+static int fits(struct ratsum *r, uint32_t *bin, const struct task_spec *t)
 {
-	struct edf_usum u = *bin;
-	edf_usum_add(&u, t->e, window(t));
-	if (edf_usum_at_most(&u, 1) != 1)
+	if (!ratsum_fits(r, bin, NULL, t->e, window(t), 1))
 		return 0;
-	*bin = u;
+	ratsum_add(r, bin, t->e, window(t));
 	return 1;
 }
 
@@ -56,16 +55,22 @@ int edf_partition_ffd(const struct taskset *ts, unsigned cpus,
 	unsigned n = ts->ntasks;
 	unsigned *idx = env->alloc(env->ctx, (n ? n : 1) * sizeof *idx);
 	unsigned *tmp = env->alloc(env->ctx, (n ? n : 1) * sizeof *tmp);
-	struct edf_usum *bin = env->alloc(env->ctx, cpus * sizeof *bin);
-	for (unsigned c = 0; c < cpus; c++)
-		edf_usum_init(&bin[c]);
+	/* L over every window, then one zeroed accumulator per CPU. */
+	unsigned words = ratsum_words(n);
+	uint32_t *mem = env->alloc(env->ctx,
+				   (3 + (size_t)cpus) * words * sizeof *mem);
+	struct ratsum r;
+	ratsum_init(&r, mem, words);
+	for (unsigned i = 0; i < n; i++)
+		ratsum_add_period(&r, window(&ts->task[i]));
 	for (unsigned i = 0; i < n; i++)
 		idx[i] = i;
 	sort_decreasing(ts, idx, tmp, n);
 	for (unsigned k = 0; k < n; k++) {
 		unsigned i = idx[k];
 		unsigned c = 0;
-		while (c < cpus && !fits(&bin[c], &ts->task[i]))
+		while (c < cpus &&
+		       !fits(&r, mem + (3 + (size_t)c) * words, &ts->task[i]))
 			c++;
 		if (c == cpus) {
 			const struct task_spec *t = &ts->task[i];

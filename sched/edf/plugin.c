@@ -8,30 +8,32 @@
  * first-fit decreasing (partition.h) and runs uniprocessor EDF per CPU.
  */
 #include "../../lib/fmt.h"
+#include "../../lib/ratsum.h"
 #include "../sched.h"
 #include "partition.h"
 #include "plugin.h"
-#include "usum.h"
 
-/* Adds the tasks in file order and names the one that takes U above M. */
+/* Adds the tasks in file order (exactly, lib/ratsum) and names the one
+ * that takes U above M. */
 static int admit_global(const struct taskset *ts, unsigned cpus,
-			struct sched_error *err)
+			const struct sched_env *env, struct sched_error *err)
 {
-	struct edf_usum u;
-	edf_usum_init(&u);
+	unsigned words = ratsum_words(ts->ntasks);
+	uint32_t *mem = env->alloc(env->ctx, 4 * words * sizeof *mem);
+	struct ratsum r;
+	ratsum_init(&r, mem, words);
+	uint32_t *u = mem + 3 * words;
+	for (unsigned i = 0; i < ts->ntasks; i++)
+		ratsum_add_period(&r, ts->task[i].p);
 	for (unsigned i = 0; i < ts->ntasks; i++) {
-		edf_usum_add(&u, ts->task[i].e, ts->task[i].p);
-		int ok = edf_usum_at_most(&u, cpus);
-		if (ok != 1) {
+		const struct task_spec *t = &ts->task[i];
+		if (!ratsum_fits(&r, u, NULL, t->e, t->p, cpus)) {
 			fmt_snprintf(err->msg, sizeof err->msg,
-				     ok == 0 ? "task %s (line %u): total "
-					       "utilisation exceeds M = %u"
-					     : "task %s (line %u): cannot tell "
-					       "exactly whether the total "
-					       "utilisation is at most M = %u",
-				     ts->task[i].name, ts->task[i].line, cpus);
+				     "task %s (line %u): total utilisation "
+				     "exceeds M = %u", t->name, t->line, cpus);
 			return -1;
 		}
+		ratsum_add(&r, u, t->e, t->p);
 	}
 	return 0;
 }
@@ -73,7 +75,7 @@ static void *create(const struct sched_config *cfg,
 	}
 	unsigned *cpu_of = 0;
 	if (global) {
-		if (admit_global(ts, cfg->cpus, err))
+		if (admit_global(ts, cfg->cpus, env, err))
 			return 0;
 	} else {
 		cpu_of = env->alloc(env->ctx,

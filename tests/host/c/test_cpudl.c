@@ -1,8 +1,9 @@
 /*
  * Host unit tests for sched/edf: the CPU deadline heap (cpudl) against a
  * brute-force model under random operation sequences, the three push
- * decisions against each other, the ready queue against a sorted model, and
- * the exact utilisation sums.
+ * decisions against each other, the ready queue against a sorted model, the
+ * exact utilisation sums EDF admits by (lib/ratsum) and P-EDF's first-fit
+ * order.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -12,7 +13,8 @@
 #include "../../../sched/edf/cpudl.h"
 #include "../../../sched/edf/push.h"
 #include "../../../sched/edf/rq.h"
-#include "../../../sched/edf/usum.h"
+#include "../../../sched/edf/partition.h"
+#include "../../../lib/ratsum.h"
 
 #include "unit.h"
 
@@ -143,13 +145,22 @@ static void test_rq_random(unsigned ntasks, unsigned ops)
 	free(in);
 }
 
+/* 1 when the sum of t[i][0] / t[i][1] is at most bound, as EDF admits. */
 static int usum_of(const uint32_t (*t)[2], unsigned n, uint64_t bound)
 {
-	struct edf_usum u;
-	edf_usum_init(&u);
+	unsigned words = ratsum_words(n);
+	uint32_t *mem = calloc(4 * words, sizeof *mem);
+	struct ratsum r;
+	ratsum_init(&r, mem, words);
 	for (unsigned i = 0; i < n; i++)
-		edf_usum_add(&u, t[i][0], t[i][1]);
-	return edf_usum_at_most(&u, bound);
+		ratsum_add_period(&r, t[i][1]);
+	uint32_t *acc = mem + 3 * words;
+	for (unsigned i = 0; i + 1 < n; i++)
+		ratsum_add(&r, acc, t[i][0], t[i][1]);
+	int ok = ratsum_fits(&r, acc, NULL, t[n - 1][0], t[n - 1][1],
+			     (uint32_t)bound);
+	free(mem);
+	return ok;
 }
 
 static void test_usum(void)
@@ -191,8 +202,21 @@ static void test_usum(void)
 			EXPECT(got == 1, "sum %f == %llu", sum,
 			       (unsigned long long)bound);
 	}
-	EXPECT(edf_util_cmp(1, 3, 2, 6) == 0 && edf_util_cmp(1, 2, 1, 3) > 0 &&
-	       edf_util_cmp(2, 7, 1, 3) < 0, "util_cmp");
+	/* First-fit decreasing: 1/2 first, then 1/3 and 2/6 (equal: file
+	 * order), then 2/7, which no longer fits beside 1/2 + 1/3. */
+	struct task_spec spec[4] = {
+		{ .name = "A", .e = 1, .p = 3, .d = 3, .line = 1 },
+		{ .name = "B", .e = 2, .p = 6, .d = 6, .line = 2 },
+		{ .name = "C", .e = 1, .p = 2, .d = 2, .line = 3 },
+		{ .name = "D", .e = 2, .p = 7, .d = 7, .line = 4 },
+	};
+	struct taskset ts = { .task = spec, .ntasks = 4, .max_tasks = 4 };
+	unsigned cpu_of[4];
+	struct sched_error err = { { 0 } };
+	EXPECT(edf_partition_ffd(&ts, 2, cpu_of, &env, &err) == 0 &&
+	       cpu_of[0] == 0 && cpu_of[1] == 1 && cpu_of[2] == 0 &&
+	       cpu_of[3] == 1, "first-fit decreasing order: %u %u %u %u %s",
+	       cpu_of[0], cpu_of[1], cpu_of[2], cpu_of[3], err.msg);
 }
 
 int main(void)
