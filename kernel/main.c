@@ -7,11 +7,11 @@
 
 #include "../arch/x86/acpi.h"
 #include "../arch/x86/cpu.h"
+#include "../arch/x86/log.h"
 #include "../arch/x86/paging.h"
 #include "../arch/x86/percpu.h"
 #include "../arch/x86/pic.h"
 #include "../arch/x86/power.h"
-#include "../arch/x86/smp.h"
 #include "../arch/x86/trap.h"
 #include "../arch/x86/tsc.h"
 #include "../drivers/apic/lapic.h"
@@ -21,8 +21,10 @@
 #include "console.h"
 #include "mb2.h"
 #include "options.h"
+#include "panic.h"
 #include "quantum_clock.h"
 #include "sched_run.h"
+#include "smp.h"
 
 void kernel_main(uint32_t magic, uint32_t info_phys) __attribute__((noreturn));
 
@@ -111,6 +113,8 @@ static void fault_on_ap(void *arg)
 void kernel_main(uint32_t magic, uint32_t info_phys)
 {
 	console_init();
+	arch_log_set_sink(kvprintf);
+	panic_init();
 	kprintf("\nrtk: real-time SMP microkernel\n");
 	if (mb2_parse(magic, info_phys, &boot) != 0) {
 		kprintf("boot: not started by a multiboot2 loader (magic %#x)\n",

@@ -3,13 +3,13 @@
 
 #include "../arch/x86/cpu.h"
 #include "../arch/x86/percpu.h"
-#include "../arch/x86/smp.h"
 #include "../arch/x86/trap.h"
 #include "../arch/x86/tsc.h"
 #include "../drivers/apic/lapic.h"
 #include "../lib/sort.h"
 #include "bootmem.h"
 #include "console.h"
+#include "smp.h"
 
 #define APIC_CALIBRATION_US 10000
 /* The epoch is this far after the start, so every CPU has armed its first

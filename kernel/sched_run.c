@@ -3,7 +3,6 @@
 
 #include "../arch/x86/cpu.h"
 #include "../arch/x86/percpu.h"
-#include "../arch/x86/smp.h"
 #include "../arch/x86/trap.h"
 #include "../arch/x86/tsc.h"
 #include "../drivers/apic/lapic.h"
@@ -15,6 +14,7 @@
 #include "console.h"
 #include "options.h"
 #include "quantum_clock.h"
+#include "smp.h"
 
 #define MAX_TASKS 256
 #define MAX_EVENTS 256

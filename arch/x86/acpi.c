@@ -5,10 +5,10 @@
  */
 #include "acpi.h"
 
-#include "../../kernel/console.h"
 #include "acpi_tables.h"
 #include "bios_area.h"
 #include "cpu.h"
+#include "log.h"
 #include "mptable.h"
 
 static int is_rsdp(const void *p)
@@ -33,13 +33,13 @@ unsigned acpi_init(const void *rsdp_v1, const void *rsdp_v2)
 	else
 		r = scan_bios_areas();
 	if (!r)
-		kprintf("acpi: no RSDP found\n");
+		arch_log("acpi: no RSDP found\n");
 	else if (acpi_read_tables(r) && acpi.ncpus)
 		acpi.source = "acpi";
 	if (acpi.ncpus == 0)
 		mptable_read();
 	if (acpi.ncpus_dropped)
-		kprintf("acpi: %u CPUs beyond the kernel's limit of %d are "
+		arch_log("acpi: %u CPUs beyond the kernel's limit of %d are "
 			"ignored\n", acpi.ncpus_dropped, ACPI_MAX_CPUS);
 	return acpi.ncpus;
 }

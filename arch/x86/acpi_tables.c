@@ -1,7 +1,7 @@
 /* arch/x86/acpi_tables: the RSDT/XSDT, MADT, FADT, DSDT's \_S5 and HPET. */
 #include "acpi_tables.h"
 
-#include "../../kernel/console.h"
+#include "log.h"
 
 struct acpi_info acpi = { .source = "none" };
 
@@ -83,25 +83,25 @@ static const struct sdt_header *table_at(uint64_t phys, const char *want)
 {
 	const char *what = want ? want : "listed";
 	if (phys == 0 || phys + sizeof(struct sdt_header) > IDENTITY_LIMIT) {
-		kprintf("acpi: the %s table at %#llx is outside the mapped "
+		arch_log("acpi: the %s table at %#llx is outside the mapped "
 			"4 GiB; ignored\n", what, (unsigned long long)phys);
 		return 0;
 	}
 	const struct sdt_header *h = (const struct sdt_header *)phys;
 	if (want && !acpi_sig_is(h->signature, want, 4)) {
-		kprintf("acpi: the %s table at %#llx is signed '%.4s'; not "
+		arch_log("acpi: the %s table at %#llx is signed '%.4s'; not "
 			"trusted\n", want, (unsigned long long)phys, h->signature);
 		return 0;
 	}
 	if (h->length < sizeof *h || h->length > TABLE_MAX ||
 	    phys + h->length > IDENTITY_LIMIT) {
-		kprintf("acpi: %.4s table at %#llx has a bad length %u; not "
+		arch_log("acpi: %.4s table at %#llx has a bad length %u; not "
 			"trusted\n", h->signature, (unsigned long long)phys,
 			h->length);
 		return 0;
 	}
 	if (acpi_sum(h, h->length) != 0) {
-		kprintf("acpi: %.4s table at %#llx fails its checksum; not "
+		arch_log("acpi: %.4s table at %#llx fails its checksum; not "
 			"trusted\n", h->signature, (unsigned long long)phys);
 		return 0;
 	}
@@ -113,7 +113,7 @@ static int long_enough(const struct sdt_header *h, uint32_t min)
 {
 	if (h->length >= min)
 		return 1;
-	kprintf("acpi: %.4s table is %u bytes, shorter than the %u its fields "
+	arch_log("acpi: %.4s table is %u bytes, shorter than the %u its fields "
 		"need; not trusted\n", h->signature, h->length, min);
 	return 0;
 }
@@ -125,7 +125,7 @@ int acpi_rsdp_valid(const void *p, int quiet)
 		return 0;
 	if (acpi_sum(r, 20) != 0) {
 		if (!quiet)
-			kprintf("acpi: RSDP at %p fails its checksum; not "
+			arch_log("acpi: RSDP at %p fails its checksum; not "
 				"trusted\n", p);
 		return 0;
 	}
@@ -170,7 +170,7 @@ static int madt_well_formed(const struct sdt_header *h)
 	const uint8_t *e = p + MADT_MIN, *end = p + h->length;
 	for (unsigned n = 0; e < end; n++) {
 		if (e + 2 > end || e[1] < 2 || e + e[1] > end) {
-			kprintf("acpi: MADT entry %u (type %u at offset %u) "
+			arch_log("acpi: MADT entry %u (type %u at offset %u) "
 				"runs past the table's end or has length %u; "
 				"the MADT is not trusted\n", n, e[0],
 				(unsigned)(e - p), e + 2 > end ? 0 : e[1]);
@@ -310,7 +310,7 @@ static int xsdt_usable(const struct rsdp *r)
 		return 0;
 	if (r->length < RSDP_V2_LEN || r->length > 4096 ||
 	    acpi_sum(r, r->length) != 0) {
-		kprintf("acpi: the RSDP's extended part (length %u) fails its "
+		arch_log("acpi: the RSDP's extended part (length %u) fails its "
 			"checks; using the RSDT\n", r->length);
 		return 0;
 	}

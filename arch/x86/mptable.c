@@ -1,10 +1,10 @@
 /* arch/x86/mptable: the MP specification's tables, the fallback for CPUs. */
 #include "mptable.h"
 
-#include "../../kernel/console.h"
 #include "acpi_tables.h"
 #include "bios_area.h"
 #include "cpu.h"
+#include "log.h"
 
 /* MP spec 1.4, 4.1: the floating pointer structure "_MP_", 16 bytes
  * (length 1 in paragraphs) summing to 0. */
@@ -73,7 +73,7 @@ static int mp_well_formed(const uint8_t *t, uint16_t len, uint16_t count)
 	const uint8_t *e = t + 44, *end = t + len;
 	for (unsigned i = 0; i < count; i++) {
 		if (e >= end || e + (e[0] == 0 ? 20 : 8) > end) {
-			kprintf("acpi: MP table entry %u of %u runs past the "
+			arch_log("acpi: MP table entry %u of %u runs past the "
 				"table's end; not trusted\n", i, count);
 			return 0;
 		}
@@ -91,7 +91,7 @@ void mptable_read(void)
 		return;
 	uint32_t cfg = *(const uint32_t *)(fp + 4);
 	if (!cfg) {
-		kprintf("acpi: the MP tables use a default configuration; not "
+		arch_log("acpi: the MP tables use a default configuration; not "
 			"supported\n");
 		return;
 	}
@@ -99,7 +99,7 @@ void mptable_read(void)
 	uint16_t len = *(const uint16_t *)(t + 4);
 	if (!acpi_sig_is((const char *)t, "PCMP", 4) || len < 44 ||
 	    acpi_sum(t, len) != 0) {
-		kprintf("acpi: the MP configuration table fails its checks; not "
+		arch_log("acpi: the MP configuration table fails its checks; not "
 			"trusted\n");
 		return;
 	}
@@ -130,6 +130,6 @@ void mptable_read(void)
 	acpi.source = "mptable";
 	unsigned derived = add_package_siblings(listed);
 	if (derived)
-		kprintf("acpi: the MP table lists one CPU per package; %u more "
+		arch_log("acpi: the MP table lists one CPU per package; %u more "
 			"derived from CPUID leaf 0xB\n", derived);
 }

@@ -52,5 +52,8 @@ static inline struct percpu *this_cpu(void)
 
 /* Points GS base at percpu[cpu] on the calling CPU. */
 void percpu_install(unsigned cpu);
+/* percpu_install, then the CPU's own GDT, TSS and interrupt stacks, and
+ * the shared IDT. */
+void percpu_setup_cpu(unsigned cpu);
 
 #endif

@@ -1,17 +1,8 @@
-/* arch/x86/trap: exceptions, interrupts and the panic report. */
+/* arch/x86/trap: the one place every exception and interrupt arrives. */
 #include "trap.h"
 
-#include <stdarg.h>
-
-#include "../../drivers/apic/lapic.h"
-#include "../../kernel/console.h"
-#include "../../kernel/ksyms.h"
-#include "cpu.h"
-#include "percpu.h"
-#include "power.h"
-
-volatile int trap_stopping;
 static trap_handler handlers[256];
+static trap_handler fallback;
 
 /* SDM vol. 3, table 6-1. */
 static const char *const exception_names[32] = {
@@ -21,134 +12,32 @@ static const char *const exception_names[32] = {
 	"#24", "#25", "#26", "#27", "#HV", "#VC", "#SX", "#31",
 };
 
+const char *trap_exception_name(unsigned vector)
+{
+	return vector < 32 ? exception_names[vector] : "interrupt";
+}
+
 void trap_set_handler(unsigned vector, trap_handler h)
 {
 	handlers[vector & 0xff] = h;
 }
 
-static unsigned cpu_index(void)
+void trap_set_fallback(trap_handler h)
 {
-	/* GS base may not be set yet on a CPU that faults early. */
-	uint64_t gs = rdmsr(MSR_GS_BASE);
-	return gs ? this_cpu()->cpu : 0;
-}
-
-extern char kernel_phys_start[], kernel_end[];
-
-static void trace_line(int depth, uint64_t addr)
-{
-	uint64_t off;
-	const char *name = ksyms_lookup(addr, &off);
-	if (name)
-		kprintf("  #%d %#018llx %s+%#llx\n", depth,
-			(unsigned long long)addr, name, (unsigned long long)off);
-	else
-		kprintf("  #%d %#018llx\n", depth, (unsigned long long)addr);
-}
-
-static void stack_trace(uint64_t rbp, uint64_t rip)
-{
-	kprintf("stack trace (addr2line -e build/kernel/kernel.elf):\n");
-	trace_line(0, rip);
-	/* Frame pointers: [rbp] = caller's rbp, [rbp + 8] = return address.
-	 * Only follow frames inside the kernel's higher-half image. A leaf
-	 * function without a frame of its own hides its caller. */
-	for (int depth = 1; depth < 24; depth++) {
-		if (rbp < 0xffffffff80000000ull || (rbp & 7) ||
-		    rbp >= 0xfffffffffffff000ull)
-			break;
-		uint64_t ret = ((uint64_t *)rbp)[1];
-		if (ret < 0xffffffff80000000ull)
-			break;
-		trace_line(depth, ret);
-		rbp = ((uint64_t *)rbp)[0];
-	}
-}
-
-/* Sends NMI to every other CPU: they halt in trap_dispatch. */
-static void stop_other_cpus(void)
-{
-	trap_stopping = 1;
-	if (lapic_ready())
-		lapic_send_nmi_others();
-	for (volatile int i = 0; i < 1000000; i++)
-		;
-}
-
-static void __attribute__((noreturn)) finish(const char *reason)
-{
-	stop_other_cpus();
-	kprintf("RESULT exit status=fail reason=%s\n", reason);
-	power_exit(0);
-}
-
-static void exception(struct trap_frame *f)
-{
-	static volatile int first;
-	if (__atomic_exchange_n(&first, 1, __ATOMIC_SEQ_CST)) {
-		/* Another CPU is already reporting: wait for its NMI. */
-		for (;;)
-			cpu_halt();
-	}
-	console_panic_mode();
-	unsigned v = (unsigned)f->vector;
-	kprintf("PANIC cpu=%u vector=%u (%s) error=%#llx rip=%#llx cr2=%#llx\n",
-		cpu_index(), v, exception_names[v], (unsigned long long)f->error,
-		(unsigned long long)f->rip, (unsigned long long)read_cr2());
-	kprintf("  rax=%016llx rbx=%016llx rcx=%016llx rdx=%016llx\n",
-		(unsigned long long)f->rax, (unsigned long long)f->rbx,
-		(unsigned long long)f->rcx, (unsigned long long)f->rdx);
-	kprintf("  rsi=%016llx rdi=%016llx rbp=%016llx rsp=%016llx\n",
-		(unsigned long long)f->rsi, (unsigned long long)f->rdi,
-		(unsigned long long)f->rbp, (unsigned long long)f->rsp);
-	kprintf("  r8 =%016llx r9 =%016llx r10=%016llx r11=%016llx\n",
-		(unsigned long long)f->r8, (unsigned long long)f->r9,
-		(unsigned long long)f->r10, (unsigned long long)f->r11);
-	kprintf("  r12=%016llx r13=%016llx r14=%016llx r15=%016llx\n",
-		(unsigned long long)f->r12, (unsigned long long)f->r13,
-		(unsigned long long)f->r14, (unsigned long long)f->r15);
-	kprintf("  cs=%llx ss=%llx rflags=%016llx cr3=%016llx\n",
-		(unsigned long long)f->cs, (unsigned long long)f->ss,
-		(unsigned long long)f->rflags, (unsigned long long)read_cr3());
-	stack_trace(f->rbp, f->rip);
-	finish("exception");
-}
-
-void panic(const char *reason, const char *format, ...)
-{
-	irq_disable();
-	console_panic_mode();
-	va_list ap;
-	va_start(ap, format);
-	kprintf("PANIC cpu=%u: ", cpu_index());
-	kvprintf(format, ap);
-	va_end(ap);
-	kprintf("\n");
-	uint64_t rbp;
-	__asm__ volatile("movq %%rbp, %0" : "=r"(rbp));
-	stack_trace(rbp, (uint64_t)__builtin_return_address(0));
-	finish(reason);
+	fallback = h;
 }
 
 void trap_dispatch(struct trap_frame *f)
 {
-	unsigned v = (unsigned)f->vector;
-	if (v == VEC_NMI && trap_stopping) {
-		if (rdmsr(MSR_GS_BASE))
-			this_cpu()->state = CPU_HALTED;
-		for (;;)
-			cpu_halt();
-	}
-	if (v < 32) {
-		exception(f);
-		return;
-	}
+	unsigned v = (unsigned)f->vector & 0xff;
 	if (v == VEC_SPURIOUS)
 		return;         /* SDM vol. 3, 11.9: no EOI for spurious */
-	if (handlers[v]) {
-		handlers[v](f);
+	trap_handler h = handlers[v] ? handlers[v] : fallback;
+	if (h) {
+		h(f);
 		return;
 	}
-	kprintf("trap: unexpected interrupt %u on cpu %u\n", v, cpu_index());
-	lapic_eoi();
+	/* Nothing installed yet: an exception this early cannot be reported. */
+	for (;;)
+		__asm__ volatile("cli; hlt");
 }

@@ -1,12 +1,21 @@
-/* arch/x86/trap: exceptions, interrupts and the panic report. */
+/*
+ * arch/x86/trap: the entry of every exception and interrupt. What happens
+ * then is the kernel's: it installs a handler per vector and a fallback for
+ * the rest (kernel/panic.c reports faults and stray interrupts).
+ */
 #ifndef ARCH_X86_TRAP_H
 #define ARCH_X86_TRAP_H
 
 #include <stdint.h>
 
-#define VEC_PAGE_FAULT 14
+#define VEC_DIVIDE_ERROR 0
+#define VEC_DEBUG 1
 #define VEC_NMI 2
+#define VEC_BREAKPOINT 3
+#define VEC_INVALID_OPCODE 6
 #define VEC_DOUBLE_FAULT 8
+#define VEC_GENERAL_PROTECTION 13
+#define VEC_PAGE_FAULT 14
 #define VEC_MACHINE_CHECK 18
 /* Vectors the kernel programs (above the 32 exceptions, SDM vol. 3, 6.2). */
 #define VEC_QUANTUM_TIMER 0x40
@@ -29,21 +38,15 @@ struct trap_frame {
 
 typedef void (*trap_handler)(struct trap_frame *f);
 
-/* Handlers for vectors 32-255; they send their own EOI. */
+/* The handler of one vector (0-255); interrupt handlers send their own
+ * EOI. */
 void trap_set_handler(unsigned vector, trap_handler h);
+/* What runs for a vector without a handler of its own. */
+void trap_set_fallback(trap_handler h);
+/* "#PF" and the like for vectors 0-31 (SDM vol. 3, table 6-1). */
+const char *trap_exception_name(unsigned vector);
 
 /* Called from isr_common. */
 void trap_dispatch(struct trap_frame *f);
-
-/*
- * Stops the machine after a fatal error: prints "PANIC cpu=N ..." with the
- * message, a stack trace, stops every other CPU and ends with
- * "RESULT exit status=fail reason=<reason>". reason is one word.
- */
-void panic(const char *reason, const char *format, ...)
-	__attribute__((noreturn, format(printf, 2, 3)));
-
-/* Set by the CPU that panics; the others halt when the NMI comes. */
-extern volatile int trap_stopping;
 
 #endif

@@ -1,9 +1,9 @@
 /* arch/x86/tsc: calibration against CPUID and the reference clocks. */
 #include "tsc.h"
 
-#include "../../kernel/console.h"
 #include "../../lib/sort.h"
 #include "cpu.h"
+#include "log.h"
 #include "refclock.h"
 
 struct tsc_info tsc;
@@ -123,7 +123,7 @@ void tsc_calibrate(void)
 			tsc.khz = c15;
 			tsc.method = "cpuid15";
 		} else {
-			kprintf("tsc: CPUID 0x15 says %llu kHz, measurements say "
+			arch_log("tsc: CPUID 0x15 says %llu kHz, measurements say "
 				"%llu kHz; not believed\n",
 				(unsigned long long)c15, (unsigned long long)tsc.khz);
 		}

@@ -19,11 +19,11 @@
 
 #include "unit.h"
 
-/* The console, as the kernel's kprintf: every message of a read. */
+/* The log sink (arch/x86/log.h): every message of a read. */
 static char msgs[16384];
 static size_t msgs_len;
 
-void kprintf(const char *format, ...)
+void arch_log(const char *format, ...)
 {
 	va_list ap;
 	va_start(ap, format);

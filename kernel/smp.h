@@ -1,6 +1,7 @@
-/* arch/x86/smp: per-CPU set-up and bringing up the application processors. */
-#ifndef ARCH_X86_SMP_H
-#define ARCH_X86_SMP_H
+/* kernel/smp: bringing up the application processors (INIT/SIPI through
+ * the local APIC) and running work on all of them. */
+#ifndef KERNEL_SMP_H
+#define KERNEL_SMP_H
 
 #include <stdint.h>
 

@@ -1,21 +1,17 @@
-/* arch/x86/smp: per-CPU set-up and bringing up the application processors. */
+/* kernel/smp: bringing up the application processors. */
 #include "smp.h"
 
-#include "../../drivers/apic/lapic.h"
-#include "../../kernel/console.h"
-#include "acpi.h"
-#include "cpu.h"
-#include "percpu.h"
-#include "trap.h"
-#include "tsc.h"
+#include "../arch/x86/acpi.h"
+#include "../arch/x86/cpu.h"
+#include "../arch/x86/desc.h"
+#include "../arch/x86/percpu.h"
+#include "../arch/x86/tsc.h"
+#include "../drivers/apic/lapic.h"
+#include "console.h"
 
-struct percpu percpu[MAX_CPUS];
-volatile unsigned cpu_count;
 struct smp_info smp;
 
 static uint8_t kstacks[MAX_CPUS][KSTACK_SIZE] __attribute__((aligned(16)));
-static uint8_t ist_stacks[MAX_CPUS][3 * IST_STACK_SIZE]
-	__attribute__((aligned(16)));
 
 /* The trampoline's page (boot/trampoline.asm): below 1 MiB, page-aligned,
  * in conventional memory that BIOS and UEFI leave free. */
@@ -35,25 +31,10 @@ struct trampoline_data {
 	uint64_t cr3, stack, entry, cpu;
 };
 
-void percpu_install(unsigned cpu)
-{
-	struct percpu *p = &percpu[cpu];
-	p->self = p;
-	p->cpu = cpu;
-	wrmsr(MSR_GS_BASE, (uint64_t)p);
-}
-
-static void cpu_setup(unsigned cpu)
-{
-	percpu_install(cpu);
-	desc_load_cpu(&percpu[cpu].gdt, &percpu[cpu].tss, ist_stacks[cpu],
-		      IST_STACK_SIZE);
-}
-
 void smp_init_bsp(void)
 {
 	desc_init_idt();
-	cpu_setup(0);
+	percpu_setup_cpu(0);
 	/* The local APIC waits for ACPI's address: smp_init_bsp_apic(). */
 	percpu[0].state = CPU_ONLINE;
 	percpu[0].stack_top = 0;
@@ -110,7 +91,7 @@ void smp_init_bsp_apic(uint64_t mmio_base)
 
 void smp_ap_main(uint32_t cpu)
 {
-	cpu_setup(cpu);
+	percpu_setup_cpu(cpu);
 	lapic_init_cpu();
 	struct percpu *p = &percpu[cpu];
 	if (lapic_id() != p->apic_id)
