@@ -18,6 +18,7 @@
 #include "../drivers/fb/fbcon.h"
 #include "../drivers/serial/uart.h"
 #include "bootmem.h"
+#include "clock_selftest.h"
 #include "console.h"
 #include "mb2.h"
 #include "options.h"
@@ -197,19 +198,10 @@ void kernel_main(uint32_t magic, uint32_t info_phys)
 			"used\n");
 
 	int ok = 1;
-	for (int staggered = 0; staggered <= 1; staggered++) {
-		if (!(options.ticks & (staggered ? TICKS_STAGGERED : TICKS_ALIGNED)))
-			continue;
-		struct qclock_result r;
-		if (qclock_measure(staggered, options.slots, options.quantum_us,
-				   0, 0, &r) != 0) {
-			ok = 0;
-			break;
-		}
-		if (options.trace)
-			qclock_trace();
-		qclock_report(&r);
-	}
+	for (int staggered = 0; staggered <= 1 && ok; staggered++)
+		if (options.ticks & (staggered ? TICKS_STAGGERED : TICKS_ALIGNED))
+			ok = clock_selftest(staggered, options.slots,
+					    options.quantum_us, options.trace) == 0;
 	kprintf("\n");
 	finish(ok, "quantum_clock");
 }

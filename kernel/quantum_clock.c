@@ -1,37 +1,36 @@
-/* kernel/quantum_clock: aligned and staggered boundaries, and their error. */
+/* kernel/quantum_clock: aligned and staggered boundaries as a service. */
 #include "quantum_clock.h"
 
 #include "../arch/x86/cpu.h"
 #include "../arch/x86/percpu.h"
-#include "../arch/x86/trap.h"
 #include "../arch/x86/tsc.h"
 #include "../drivers/apic/lapic.h"
-#include "../lib/sort.h"
 #include "bootmem.h"
-#include "console.h"
-#include "smp.h"
 
 #define APIC_CALIBRATION_US 10000
-/* The epoch is this far after the start, so every CPU has armed its first
- * boundary before it comes. */
-#define LEAD_US 20000
+
+/* One CPU's place in the run, in a cache line of its own: each CPU writes
+ * only its own at each boundary. */
+struct clock_cpu {
+	volatile uint64_t next;        /* the next boundary's index */
+	volatile uint64_t serviced, missed;
+	volatile int done;
+} __attribute__((aligned(64)));
 
 static struct {
 	int deadline;             /* TSC-deadline mode */
 	uint64_t apic_per_tsc;    /* one-shot: APIC ticks per TSC cycle, 32.32 */
 	int staggered;
-	uint64_t t0, slots;
+	uint64_t t0, slots, quantum_us;
 	/* Q/M in TSC cycles as a whole part and a remainder over 1000*M:
 	 * Q/M = Q_us * kHz / (1000 * M) exactly, so boundary n*Q/M stays
 	 * exact however far from T0 (a Q rounded to whole cycles would drift
 	 * by up to half a cycle per quantum). */
 	uint64_t sub_whole, sub_rem, sub_den;
 	unsigned m;
-	uint64_t *entry[MAX_CPUS];   /* BSP-time TSC at each boundary; 0: missed */
-	uint64_t capacity;           /* slots the buffers hold */
-	qclock_boundary_fn hook;
-	void *hook_ctx;
-	uint64_t *scratch;
+	struct qclock_client client;
+	struct clock_cpu *cpu;
+	unsigned cpu_capacity;
 } run;
 
 int qclock_deadline_mode(void)
@@ -56,12 +55,63 @@ void qclock_init(void)
 	run.apic_per_tsc = ((uint64_t)(0xffffffffu - left) << 32) / (t1 - t0);
 }
 
-/* CPU k's boundary i in the BSP's TSC time: T0 + n*Q/M with n = i*M
- * (aligned) or i*M + k (staggered), rounded down to a whole cycle. */
-static uint64_t ideal(unsigned k, uint64_t i)
+uint64_t qclock_now(void)
+{
+	return rdtsc() - (uint64_t)this_cpu()->tsc_offset;
+}
+
+/* CPU k's boundary i: T0 + n*Q/M with n = i*M (aligned) or i*M + k
+ * (staggered), rounded down to a whole cycle. docs/trace-format.md gives
+ * the same formula to the decoder. */
+uint64_t qclock_ideal(unsigned k, uint64_t i)
 {
 	uint64_t n = i * run.m + (run.staggered ? k : 0);
 	return run.t0 + n * run.sub_whole + n * run.sub_rem / run.sub_den;
+}
+
+uint64_t qclock_t0(void)
+{
+	return run.t0;
+}
+
+unsigned qclock_cpus(void)
+{
+	return run.m;
+}
+
+uint64_t qclock_slots(void)
+{
+	return run.slots;
+}
+
+uint64_t qclock_quantum_us(void)
+{
+	return run.quantum_us;
+}
+
+int qclock_staggered(void)
+{
+	return run.staggered;
+}
+
+int qclock_cpu_done(unsigned cpu)
+{
+	return run.cpu[cpu].done;
+}
+
+uint64_t qclock_cpu_serviced(unsigned cpu)
+{
+	return run.cpu[cpu].serviced;
+}
+
+uint64_t qclock_cpu_missed(unsigned cpu)
+{
+	return run.cpu[cpu].missed;
+}
+
+uint64_t qclock_cpu_next(unsigned cpu)
+{
+	return run.cpu[cpu].next;
 }
 
 /* Arms CPU k's timer for the boundary due at `due` (BSP time). */
@@ -82,218 +132,86 @@ static void arm(unsigned k, uint64_t due)
 	lapic_timer_arm_count((uint32_t)count);
 }
 
-static void on_boundary(struct trap_frame *f)
+void qclock_cpu_arm(uint64_t slot)
+{
+	unsigned k = this_cpu()->cpu;
+	if (slot >= run.slots || slot >= run.cpu[k].next)
+		return;
+	run.cpu[k].next = slot;
+	arm(k, qclock_ideal(k, slot));
+}
+
+static uint64_t want(uint64_t slot, uint64_t asked)
+{
+	if (asked <= slot)
+		asked = slot + 1;
+	return asked < run.slots ? asked : run.slots;
+}
+
+static void on_timer(struct trap_frame *f)
 {
 	uint64_t now = rdtsc();
-	(void)f;
-	struct percpu *p = this_cpu();
-	unsigned k = p->cpu;
-	uint64_t i = p->clock_next;
-	if (i < run.slots) {
-		uint64_t bsp_now = now - (uint64_t)p->tsc_offset;
-		run.entry[k][i] = bsp_now;
-		p->quantum++;
-		if (run.hook)
-			run.hook(run.hook_ctx, k, i, 0);
-		/* Boundaries that passed while this one waited were never
-		 * serviced: count them, never skip them silently. */
-		uint64_t due = 0;
-		for (i++; i < run.slots && (due = ideal(k, i)) <= bsp_now; i++) {
-			p->missed++;
-			if (run.hook)
-				run.hook(run.hook_ctx, k, i, 1);
-		}
-		p->clock_next = i;
-		if (i < run.slots)
-			arm(k, due);
-		else
-			p->clock_done = 1;
+	unsigned k = this_cpu()->cpu;
+	struct clock_cpu *c = &run.cpu[k];
+	uint64_t i = c->next;
+	if (i >= run.slots) {       /* a stray one after the run's end */
+		lapic_eoi();
+		return;
 	}
+	uint64_t bsp_now = now - (uint64_t)percpu[k].tsc_offset;
+	c->serviced++;
+	i = want(i, run.client.boundary(run.client.ctx, k, i, 0, bsp_now));
+	/* Boundaries that passed while this one was handled were never
+	 * serviced: count them, never skip them silently. */
+	uint64_t due = 0;
+	while (i < run.slots && (due = qclock_ideal(k, i)) <= qclock_now()) {
+		c->missed++;
+		i = want(i, run.client.boundary(run.client.ctx, k, i, 1, bsp_now));
+	}
+	c->next = i;
+	if (i < run.slots)
+		arm(k, due);
+	else
+		c->done = 1;
 	lapic_eoi();
+	if (run.client.after)
+		run.client.after(run.client.ctx, k, f);
 }
 
-static void cpu_run(void *arg)
+void qclock_prepare(int staggered, uint64_t slots, uint64_t quantum_us,
+		    unsigned cpus, uint64_t lead_us,
+		    const struct qclock_client *client)
 {
-	(void)arg;
-	struct percpu *p = this_cpu();
-	unsigned k = p->cpu;
-	p->quantum = 0;
-	p->missed = 0;
-	p->clock_next = 0;
-	p->clock_done = 0;
-	lapic_timer_setup(VEC_QUANTUM_TIMER, run.deadline);
-	p->state = CPU_MEASURING;
-	irq_disable();
-	arm(k, ideal(k, 0));
-	while (!p->clock_done) {
-		cpu_wait_for_interrupt();
-		irq_disable();
+	if (cpus > run.cpu_capacity) {
+		run.cpu = bootmem_alloc(cpus * sizeof *run.cpu);
+		run.cpu_capacity = cpus;
 	}
-	lapic_timer_stop();
-	p->state = CPU_DONE;
-}
-
-static int alloc_buffers(uint64_t slots)
-{
-	if (slots <= run.capacity)
-		return 0;
-	for (unsigned k = 0; k < cpu_count; k++) {
-		run.entry[k] = bootmem_alloc(slots * sizeof(uint64_t));
-		if (!run.entry[k])
-			return -1;
-	}
-	run.scratch = bootmem_alloc(slots * cpu_count * sizeof(uint64_t));
-	if (!run.scratch)
-		return -1;
-	run.capacity = slots;
-	return 0;
-}
-
-static void summarise(struct qclock_result *r)
-{
-	uint64_t n = 0;
-	if (!run.staggered) {
-		/* Aligned: how far apart the CPUs took the same boundary. */
-		for (uint64_t i = 0; i < run.slots; i++) {
-			uint64_t lo = ~0ull, hi = 0;
-			unsigned k = 0;
-			for (; k < run.m; k++) {
-				uint64_t e = run.entry[k][i];
-				if (!e)
-					break;
-				lo = e < lo ? e : lo;
-				hi = e > hi ? e : hi;
-			}
-			if (k == run.m)
-				run.scratch[n++] = hi - lo;
-		}
-	} else {
-		/* Staggered: how far each CPU's boundary is from its ideal time. */
-		for (unsigned k = 0; k < run.m; k++)
-			for (uint64_t i = 0; i < run.slots; i++) {
-				uint64_t e = run.entry[k][i];
-				if (!e)
-					continue;
-				uint64_t want = ideal(k, i);
-				run.scratch[n++] = e > want ? e - want : want - e;
-			}
-	}
-	sort_u64(run.scratch, n);
-	r->samples = n;
-	if (n) {
-		r->err_min_ns = tsc_to_ns(run.scratch[0]);
-		r->err_p50_ns = tsc_to_ns(percentile_u64(run.scratch, n, 50));
-		r->err_p99_ns = tsc_to_ns(percentile_u64(run.scratch, n, 99));
-		r->err_max_ns = tsc_to_ns(run.scratch[n - 1]);
-	}
-}
-
-int qclock_measure(int staggered, uint64_t slots, uint64_t quantum_us,
-		   qclock_boundary_fn hook, void *hook_ctx,
-		   struct qclock_result *out)
-{
-	if (alloc_buffers(slots)) {
-		kprintf("quantum clock: no memory for %llu slots on %u CPUs\n",
-			(unsigned long long)slots, cpu_count);
-		return -1;
-	}
-	for (unsigned k = 0; k < cpu_count; k++)
-		for (uint64_t i = 0; i < slots; i++)
-			run.entry[k][i] = 0;
-	trap_set_handler(VEC_QUANTUM_TIMER, on_boundary);
+	for (unsigned k = 0; k < cpus; k++)
+		run.cpu[k] = (struct clock_cpu){ 0 };
+	trap_set_handler(VEC_QUANTUM_TIMER, on_timer);
+	run.client = *client;
 	run.staggered = staggered;
-	run.hook = hook;
-	run.hook_ctx = hook_ctx;
 	run.slots = slots;
-	run.m = smp.online;
-	run.sub_den = 1000ull * run.m;
+	run.quantum_us = quantum_us;
+	run.m = cpus;
+	run.sub_den = 1000ull * cpus;
 	run.sub_whole = quantum_us * tsc.khz / run.sub_den;
 	run.sub_rem = quantum_us * tsc.khz % run.sub_den;
-	run.t0 = rdtsc() + tsc_from_us(LEAD_US);
-	uint64_t timeout_us = LEAD_US + slots * quantum_us * 2 + 2000000;
-	unsigned late = smp_run_on_all(cpu_run, 0, timeout_us);
-	if (late) {
-		for (unsigned k = 0; k < run.m; k++)
-			if (!percpu[k].clock_done)
-				kprintf("quantum clock: cpu %u (APIC ID %u) stopped at "
-					"boundary %llu of %llu\n", k, percpu[k].apic_id,
-					(unsigned long long)percpu[k].clock_next,
-					(unsigned long long)slots);
-		return -1;
-	}
-	struct qclock_result r = { 0 };
-	r.staggered = staggered;
-	r.cpus = run.m;
-	r.quantum_us = quantum_us;
-	r.quanta = slots;
-	r.seen_min = ~0ull;
-	for (unsigned k = 0; k < run.m; k++) {
-		r.missed += percpu[k].missed;
-		uint64_t s = percpu[k].quantum;
-		r.seen_min = s < r.seen_min ? s : r.seen_min;
-		r.seen_max = s > r.seen_max ? s : r.seen_max;
-	}
-	summarise(&r);
-	*out = r;
-	return 0;
+	run.t0 = qclock_now() + tsc_from_us(lead_us);
 }
 
-/* a - b in nanoseconds as a sign and a magnitude, for printing. */
-static unsigned long long ns_diff(uint64_t a, uint64_t b, const char **sign)
+void qclock_cpu_start(uint64_t first)
 {
-	*sign = a < b ? "-" : "";
-	return (unsigned long long)tsc_to_ns(a < b ? b - a : a - b);
+	unsigned k = this_cpu()->cpu;
+	run.cpu[k].next = first;
+	lapic_timer_setup(VEC_QUANTUM_TIMER, run.deadline);
+	if (first < run.slots)
+		arm(k, qclock_ideal(k, first));
+	else
+		run.cpu[k].done = 1;
 }
 
-void qclock_trace(void)
+void qclock_cpu_stop(void)
 {
-	const char *mode = run.staggered ? "staggered" : "aligned";
-	for (unsigned k = 0; k < run.m; k++)
-		for (uint64_t i = 0; i < run.slots; i++) {
-			uint64_t e = run.entry[k][i];
-			if (!e) {
-				kprintf("TRACE tick mode=%s cpu=%u slot=%llu "
-					"late_ns=missed\n", mode, k,
-					(unsigned long long)i);
-				continue;
-			}
-			const char *at_sign, *late_sign;
-			unsigned long long at = ns_diff(e, run.t0, &at_sign);
-			unsigned long long late = ns_diff(e, ideal(k, i), &late_sign);
-			kprintf("TRACE tick mode=%s cpu=%u slot=%llu at_ns=%s%llu "
-				"late_ns=%s%llu\n", mode, k, (unsigned long long)i,
-				at_sign, at, late_sign, late);
-		}
-}
-
-/* Nanoseconds as microseconds with three decimals. */
-#define US(ns) (unsigned long long)((ns) / 1000), (unsigned long long)((ns) % 1000)
-
-void qclock_report(const struct qclock_result *r)
-{
-	const char *mode = r->staggered ? "staggered" : "aligned";
-	kprintf("\nquantum clock, %s: %u CPUs, Q = %llu us, %llu quanta, timer "
-		"in %s mode\n", mode, r->cpus, (unsigned long long)r->quantum_us,
-		(unsigned long long)r->quanta,
-		qclock_deadline_mode() ? "TSC-deadline" : "one-shot");
-	kprintf("  %4s %6s %10s %8s\n", "cpu", "apic", "serviced", "missed");
-	for (unsigned k = 0; k < r->cpus; k++)
-		kprintf("  %4u %6u %10llu %8llu\n", k, percpu[k].apic_id,
-			(unsigned long long)percpu[k].quantum,
-			(unsigned long long)percpu[k].missed);
-	kprintf("  %s (us): min %llu.%03llu  p50 %llu.%03llu  p99 %llu.%03llu  "
-		"max %llu.%03llu  over %llu samples\n",
-		r->staggered ? "deviation from the ideal boundary"
-			     : "spread of a boundary across CPUs",
-		US(r->err_min_ns), US(r->err_p50_ns), US(r->err_p99_ns),
-		US(r->err_max_ns), (unsigned long long)r->samples);
-	kprintf("RESULT ticks mode=%s cpus=%u quantum_us=%llu quanta=%llu "
-		"missed=%llu seen_min=%llu seen_max=%llu err_min_us=%llu.%03llu "
-		"err_p50_us=%llu.%03llu err_p99_us=%llu.%03llu "
-		"err_max_us=%llu.%03llu\n",
-		mode, r->cpus, (unsigned long long)r->quantum_us,
-		(unsigned long long)r->quanta, (unsigned long long)r->missed,
-		(unsigned long long)r->seen_min, (unsigned long long)r->seen_max,
-		US(r->err_min_ns), US(r->err_p50_ns), US(r->err_p99_ns),
-		US(r->err_max_ns));
+	lapic_timer_stop();
 }

@@ -107,16 +107,11 @@ static int choose(struct sched_driver *d, unsigned cpu, uint64_t t)
 	return 0;
 }
 
-int sched_driver_boundary(struct sched_driver *d, unsigned cpu, uint64_t t)
+/* A resched of a CPU that already chose in slot t replaces its answer; one
+ * that has not chosen yet will be asked anyway. Plugins that never ask
+ * (Pfair) leave nothing pending: no scan. */
+static int rechoose(struct sched_driver *d, uint64_t t)
 {
-	if (cpu == 0 && apply_events(d, t))
-		return -1;
-	clear_pending(d, cpu);
-	if (choose(d, cpu, t))
-		return -1;
-	/* A resched of a CPU that already chose in this slot replaces its
-	 * answer; one that has not chosen yet will be asked anyway. Plugins
-	 * that never ask (Pfair) leave nothing pending: no scan. */
 	for (unsigned rounds = 0; d->npending; rounds++) {
 		unsigned c = 0;
 		while (c < d->cpus && !(d->pending[c] && d->chose_in[c] == t + 1))
@@ -134,4 +129,38 @@ int sched_driver_boundary(struct sched_driver *d, unsigned cpu, uint64_t t)
 			return -1;
 	}
 	return 0;
+}
+
+int sched_driver_boundary(struct sched_driver *d, unsigned cpu, uint64_t t)
+{
+	if (cpu == 0 && apply_events(d, t))
+		return -1;
+	clear_pending(d, cpu);
+	if (choose(d, cpu, t))
+		return -1;
+	return rechoose(d, t);
+}
+
+int sched_driver_event(struct sched_driver *d, enum sched_driver_event ev,
+		       unsigned task, uint64_t t)
+{
+	const struct sched_plugin *p = d->plugin;
+	if (task >= d->ts->ntasks)
+		return 0;
+	switch (ev) {
+	case SCHED_EV_COMPLETE:
+		if (p->complete)
+			p->complete(d->s, task, t);
+		break;
+	case SCHED_EV_LEAVE:
+		if (!p->leave) {
+			fmt_snprintf(d->err.msg, sizeof d->err.msg,
+				     "%s cannot let task %s leave", p->name,
+				     d->ts->task[task].name);
+			return -1;
+		}
+		p->leave(d->s, task, t);
+		break;
+	}
+	return rechoose(d, t);
 }

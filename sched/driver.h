@@ -54,4 +54,20 @@ int sched_driver_create(struct sched_driver *d,
  */
 int sched_driver_boundary(struct sched_driver *d, unsigned cpu, uint64_t t);
 
+/* Events the running system reports about a task (the kernel: a thread's
+ * job that ended early, a thread it stopped). */
+enum sched_driver_event {
+	SCHED_EV_COMPLETE,   /* its current job is done before its budget */
+	SCHED_EV_LEAVE,      /* it leaves for good */
+};
+
+/*
+ * Tells the plugin of ev for task at time t (the latest slot decided); a
+ * CPU whose answer for slot t that changes is asked again, through
+ * on_choice, as for a reschedule at a boundary. Returns 0, or -1 with
+ * d->err.
+ */
+int sched_driver_event(struct sched_driver *d, enum sched_driver_event ev,
+		       unsigned task, uint64_t t);
+
 #endif

@@ -16,8 +16,8 @@
  * that its job ended early.
  *
  * Locking the kernel must provide: calls into one plugin instance are
- * serialised by the caller unless a plugin's header says otherwise (the
- * staggered Pfair plugin documents its own, finer rule).
+ * serialised by the caller, and schedule() calls come in boundary order
+ * (see `ordered` below).
  */
 #ifndef SCHED_SCHED_H
 #define SCHED_SCHED_H
@@ -91,6 +91,14 @@ struct sched_plugin {
 	/* Its quantum boundaries are staggered (CPU k at t + k/M) unless told
 	 * otherwise; else aligned. The kernel and schedsim go by this. */
 	int staggered;
+	/*
+	 * Its schedule() calls must come one by one in boundary order, each
+	 * from the CPU at that boundary (staggered Pfair's Schedule(p)).
+	 * Otherwise the kernel lets the first CPU to reach slot t decide slot
+	 * t for every CPU, in CPU order, as the simulator does; the others
+	 * take their answers without waiting in line.
+	 */
+	int ordered;
 	/* The parameters it reads (sched_param_get), NULL-terminated; the
 	 * kernel and schedsim refuse any other. */
 	const char *const *params;

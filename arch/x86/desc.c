@@ -57,12 +57,15 @@ void desc_load_cpu(struct gdt *gdt, struct tss *tss, uint8_t *ist_stacks,
 	uint64_t base = (uint64_t)tss, limit = sizeof *tss - 1;
 	gdt->entry[0] = 0;
 	gdt->entry[1] = 0x00209a0000000000ull;    /* 64-bit code, DPL 0 */
-	gdt->entry[2] = 0x0000920000000000ull;    /* data */
+	gdt->entry[2] = 0x0000920000000000ull;    /* data, DPL 0 */
+	gdt->entry[3] = 0x00cffa000000ffffull;    /* 32-bit code, DPL 3 */
+	gdt->entry[4] = 0x0000f20000000000ull;    /* data, DPL 3 */
+	gdt->entry[5] = 0x0020fa0000000000ull;    /* 64-bit code, DPL 3 */
 	/* SDM vol. 3, 8.2.3: a 16-byte available 64-bit TSS descriptor. */
-	gdt->entry[3] = (limit & 0xffff) | (base & 0xffffff) << 16 |
+	gdt->entry[6] = (limit & 0xffff) | (base & 0xffffff) << 16 |
 			0x89ull << 40 | ((limit >> 16) & 0xf) << 48 |
 			((base >> 24) & 0xff) << 56;
-	gdt->entry[4] = base >> 32;
+	gdt->entry[7] = base >> 32;
 	struct desc_ptr gp = { sizeof gdt->entry - 1, (uint64_t)gdt->entry };
 	struct desc_ptr ip = { sizeof idt - 1, (uint64_t)idt };
 	__asm__ volatile(

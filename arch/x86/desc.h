@@ -4,9 +4,19 @@
 
 #include <stdint.h>
 
+/*
+ * The GDT's layout is what SYSCALL and SYSRET require (SDM vol. 2B,
+ * SYSCALL/SYSRET): the kernel's data right after its code (SYSCALL loads
+ * SS = STAR[47:32] + 8), and from the user base STAR[63:48] the 32-bit
+ * code, then data (SYSRET loads SS = base + 8), then 64-bit code (CS =
+ * base + 16). The 32-bit user code segment is never used.
+ */
 #define GDT_KERNEL_CODE 0x08
 #define GDT_KERNEL_DATA 0x10
-#define GDT_TSS 0x18
+#define GDT_USER_BASE 0x18
+#define GDT_USER_DATA (0x20 | 3)
+#define GDT_USER_CODE (0x28 | 3)
+#define GDT_TSS 0x30
 
 /* Interrupt stack table slots (SDM vol. 3, 6.14.5). */
 #define IST_NMI 1
@@ -25,7 +35,9 @@ struct tss {
 } __attribute__((packed));
 
 struct gdt {
-	uint64_t entry[5];  /* null, code, data, TSS (two slots) */
+	/* null, kernel code, kernel data, user code32, user data, user code,
+	 * TSS (two slots) */
+	uint64_t entry[8];
 };
 
 /* Loads a GDT and TSS built in gdt/tss, with IST stacks from ist_stacks
@@ -35,5 +47,11 @@ void desc_load_cpu(struct gdt *gdt, struct tss *tss, uint8_t *ist_stacks,
 
 /* Builds the IDT once, on the boot CPU. */
 void desc_init_idt(void);
+
+/* The stack the CPU switches to when an interrupt arrives in ring 3. */
+static inline void desc_set_kernel_stack(struct tss *tss, uint64_t top)
+{
+	tss->rsp[0] = top;
+}
 
 #endif

@@ -32,6 +32,17 @@ isr_stub_%1:
 %assign v v + 1
 %endrep
 
+; struct trap_frame offsets (arch/x86/trap.h).
+FRAME_VECTOR    equ 120
+FRAME_CS        equ 144
+MSR_GS_BASE     equ 0xc0000101
+
+; GS base holds the kernel's per-CPU record in ring 0 and the task's value in
+; ring 3; SWAPGS exchanges it with IA32_KERNEL_GS_BASE (SDM vol. 2B,
+; SWAPGS). An entry from ring 3 swaps, and so does its return. NMI, #DB,
+; #DF and #MC may also arrive in ring 0 before the SYSCALL entry has
+; swapped (arch/x86/syscall.asm), so for them the GS base itself decides:
+; the kernel's is a higher-half address.
 isr_common:
 	push rax
 	push rbx
@@ -48,6 +59,29 @@ isr_common:
 	push r13
 	push r14
 	push r15
+	xor r12d, r12d                      ; r12 = 1: swapped on the way in
+	mov rax, [rsp + FRAME_VECTOR]
+	cmp rax, 1                          ; #DB
+	je .paranoid
+	cmp rax, 2                          ; NMI
+	je .paranoid
+	cmp rax, 8                          ; #DF
+	je .paranoid
+	cmp rax, 18                         ; #MC
+	je .paranoid
+	test qword [rsp + FRAME_CS], 3
+	jz .dispatch
+	swapgs
+	mov r12d, 1
+	jmp .dispatch
+.paranoid:
+	mov ecx, MSR_GS_BASE
+	rdmsr
+	test edx, edx
+	js .dispatch                        ; bit 63 set: the kernel's already
+	swapgs
+	mov r12d, 1
+.dispatch:
 	mov rdi, rsp
 	; The ABI wants a 16-byte aligned stack at the call.
 	mov rbx, rsp
@@ -55,6 +89,14 @@ isr_common:
 	cld
 	call trap_dispatch
 	mov rsp, rbx
+; The way back, also taken by a task's first entry into ring 3
+; (kernel/task.c): rsp at a struct trap_frame, r12 = 1 to swap GS.
+global trap_return
+trap_return:
+	test r12d, r12d
+	jz .restore
+	swapgs
+.restore:
 	pop r15
 	pop r14
 	pop r13

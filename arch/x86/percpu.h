@@ -25,20 +25,23 @@ enum cpu_state {
 
 struct percpu {
 	struct percpu *self;            /* at %gs:0 */
+	/* The SYSCALL entry (arch/x86/syscall.asm) reads these through GS:
+	 * the running task's kernel stack top, and the task's stack pointer
+	 * while the entry saves its registers. */
+	uint64_t syscall_rsp0;
+	uint64_t syscall_user_rsp;
 	uint32_t cpu;                   /* logical index, 0 = boot CPU */
 	uint32_t apic_id;
 	volatile uint32_t state;        /* enum cpu_state */
-	volatile uint64_t quantum;      /* boundaries serviced so far */
-	volatile uint64_t missed;       /* boundaries that passed unserviced */
-	/* The quantum clock's run, here so that no two CPUs write one cache
-	 * line at each boundary (kernel/quantum_clock.c). */
-	volatile uint64_t clock_next;   /* the next boundary's index */
-	volatile int clock_done;        /* every boundary of the run seen */
 	int64_t tsc_offset;             /* this CPU's TSC minus the BSP's */
 	struct gdt gdt;
 	struct tss tss;
 	uint8_t *stack_top;
 } __attribute__((aligned(64)));
+
+_Static_assert(__builtin_offsetof(struct percpu, syscall_rsp0) == 8 &&
+	       __builtin_offsetof(struct percpu, syscall_user_rsp) == 16,
+	       "arch/x86/syscall.asm's offsets");
 
 extern struct percpu percpu[MAX_CPUS];
 extern volatile unsigned cpu_count;     /* CPUs in percpu[] (found) */

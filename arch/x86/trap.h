@@ -36,6 +36,17 @@ struct trap_frame {
 	uint64_t rip, cs, rflags, rsp, ss;     /* pushed by the CPU */
 };
 
+/* arch/x86/isr.asm and syscall.asm address these by offset. */
+_Static_assert(__builtin_offsetof(struct trap_frame, vector) == 120 &&
+	       __builtin_offsetof(struct trap_frame, cs) == 144 &&
+	       sizeof(struct trap_frame) == 176, "isr.asm's offsets");
+
+/* The frame came from ring 3. */
+static inline int trap_from_user(const struct trap_frame *f)
+{
+	return (f->cs & 3) != 0;
+}
+
 typedef void (*trap_handler)(struct trap_frame *f);
 
 /* The handler of one vector (0-255); interrupt handlers send their own

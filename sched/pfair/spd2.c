@@ -244,6 +244,7 @@ const struct sched_plugin spd2 = {
 	.description = "staggered Pfair: distributed PD2, each CPU schedules "
 		       "itself in O(log N) (Figs. 5 and 7)",
 	.staggered = 1,
+	.ordered = 1,
 	.create = spd2_create,
 	.schedule = spd2_schedule,
 	PFAIR_PLUGIN_EVENTS,

@@ -1,0 +1,81 @@
+; arch/x86/syscall.asm: the SYSCALL entry (SDM vol. 2B, SYSCALL). The CPU
+; has put the return address in rcx and the flags in r11, loaded the
+; kernel's CS and SS from IA32_STAR and masked the flags in IA32_FMASK
+; (interrupts off); rsp is still the task's. The entry takes the kernel
+; stack from the per-CPU record, saves the registers as a struct trap_frame
+; (arch/x86/trap.h) so the kernel sees a task the same way whether it
+; trapped or called, and calls the handler the kernel installed.
+
+section .text
+bits 64
+
+; struct percpu (arch/x86/percpu.h), checked there by _Static_assert.
+PERCPU_SYSCALL_RSP0     equ 8
+PERCPU_SYSCALL_USER_RSP equ 16
+USER_DATA               equ 0x20 | 3    ; GDT_USER_DATA (arch/x86/desc.h)
+USER_CODE               equ 0x28 | 3    ; GDT_USER_CODE
+SYSCALL_VECTOR          equ 0x100       ; trap_frame.vector of a system call
+; The highest address SYSRET may return to: SYSRET to a non-canonical rip
+; faults in ring 0 on the task's stack, so such a return takes IRET.
+USER_RIP_LIMIT          equ 0x00007ffffffff000
+
+extern syscall_handler
+
+global syscall_entry
+syscall_entry:
+	swapgs
+	mov [gs:PERCPU_SYSCALL_USER_RSP], rsp
+	mov rsp, [gs:PERCPU_SYSCALL_RSP0]
+	push USER_DATA                      ; ss
+	push qword [gs:PERCPU_SYSCALL_USER_RSP]
+	push r11                            ; rflags
+	push USER_CODE                      ; cs
+	push rcx                            ; rip
+	push 0                              ; error
+	push SYSCALL_VECTOR
+	push rax
+	push rbx
+	push rcx
+	push rdx
+	push rsi
+	push rdi
+	push rbp
+	push r8
+	push r9
+	push r10
+	push r11
+	push r12
+	push r13
+	push r14
+	push r15
+	mov rdi, rsp
+	cld
+	call [rel syscall_handler]          ; the stack is 16-byte aligned here
+	pop r15
+	pop r14
+	pop r13
+	pop r12
+	pop r11
+	pop r10
+	pop r9
+	pop r8
+	pop rbp
+	pop rdi
+	pop rsi
+	pop rdx
+	pop rcx
+	pop rbx
+	pop rax
+	add rsp, 16                         ; vector and error
+	; [rsp] rip, cs, rflags, rsp, ss: as the handler left them.
+	mov rcx, USER_RIP_LIMIT
+	cmp [rsp], rcx
+	jae .by_iret
+	mov rcx, [rsp]
+	mov r11, [rsp + 16]
+	mov rsp, [rsp + 24]
+	swapgs
+	o64 sysret
+.by_iret:
+	swapgs
+	iretq

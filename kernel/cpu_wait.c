@@ -1,0 +1,60 @@
+/* kernel/cpu_wait: spin, then halt until woken. */
+#include "cpu_wait.h"
+
+#include "../arch/x86/cpu.h"
+#include "../arch/x86/percpu.h"
+#include "../arch/x86/trap.h"
+#include "../drivers/apic/lapic.h"
+
+static uint64_t spin;
+static volatile uint8_t parked[MAX_CPUS];
+
+static void on_wake_ipi(struct trap_frame *f)
+{
+	(void)f;
+	lapic_eoi();
+}
+
+void cpu_wait_setup(uint64_t spin_cycles)
+{
+	spin = spin_cycles;
+	trap_set_handler(VEC_RESCHED_IPI, on_wake_ipi);
+}
+
+void cpu_wait_until(int (*done)(void *arg), void *arg)
+{
+	irq_disable();
+	if (done(arg))
+		return;
+	unsigned cpu = this_cpu()->cpu;
+	uint64_t spin_until = rdtsc() + spin;
+	while (!done(arg)) {
+		if (rdtsc() < spin_until) {
+			cpu_relax();
+			continue;
+		}
+		/* Announce, then look again: with the fences on both sides
+		 * either the waker sees parked or we see its change. */
+		parked[cpu] = 1;
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+		if (!done(arg))
+			cpu_wait_for_interrupt();  /* sti; hlt: no lost IPI */
+		irq_disable();
+		parked[cpu] = 0;
+	}
+}
+
+void cpu_wake(unsigned cpu)
+{
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (parked[cpu])
+		lapic_send_ipi(percpu[cpu].apic_id, VEC_RESCHED_IPI);
+}
+
+void cpu_wake_all(void)
+{
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	for (unsigned k = 0; k < cpu_count; k++)
+		if (parked[k])
+			lapic_send_ipi(percpu[k].apic_id, VEC_RESCHED_IPI);
+}
