@@ -15,8 +15,8 @@ void bootmem_init(const struct mb2_info *mb, uint64_t info_phys,
 {
 	/* Everything GRUB placed lies below the highest of these. */
 	uint64_t used = max64((uint64_t)kernel_phys_end, info_phys + info_size);
-	if (mb->module)
-		used = max64(used, (uint64_t)mb->module + mb->module_len);
+	for (unsigned i = 0; i < mb->nmods; i++)
+		used = max64(used, (uint64_t)mb->mods[i].start + mb->mods[i].len);
 	uint64_t best = 0;
 	for (unsigned i = 0; i < mb->nmmap; i++) {
 		const struct mb2_mmap_entry *m = &mb->mmap[i];
@@ -43,6 +43,12 @@ void *bootmem_alloc(size_t size)
 	for (uint64_t i = 0; i < size; i += 8)
 		*(volatile uint64_t *)(p + i) = 0;
 	return (void *)p;
+}
+
+void *bootmem_alloc_pages(uint64_t npages)
+{
+	next = (next + PAGE_SIZE - 1) & ~(uint64_t)(PAGE_SIZE - 1);
+	return bootmem_alloc(npages * PAGE_SIZE);
 }
 
 uint64_t bootmem_free_bytes(void)

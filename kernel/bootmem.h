@@ -14,6 +14,9 @@ void bootmem_init(const struct mb2_info *mb, uint64_t info_phys,
 		  uint64_t info_size);
 /* Zeroed, 64-byte aligned; NULL when it does not fit. */
 void *bootmem_alloc(size_t size);
+/* Zeroed whole pages, page-aligned (page tables, a task's memory). */
+#define PAGE_SIZE 4096
+void *bootmem_alloc_pages(uint64_t npages);
 uint64_t bootmem_free_bytes(void);
 
 #endif

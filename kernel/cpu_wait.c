@@ -9,16 +9,9 @@
 static uint64_t spin;
 static volatile uint8_t parked[MAX_CPUS];
 
-static void on_wake_ipi(struct trap_frame *f)
-{
-	(void)f;
-	lapic_eoi();
-}
-
 void cpu_wait_setup(uint64_t spin_cycles)
 {
 	spin = spin_cycles;
-	trap_set_handler(VEC_RESCHED_IPI, on_wake_ipi);
 }
 
 void cpu_wait_until(int (*done)(void *arg), void *arg)

@@ -13,8 +13,9 @@
 
 #include <stdint.h>
 
-/* The spin before halting, in TSC cycles (from spin_us=), and the vector
- * of the wake-up IPI; on the boot CPU before a run. */
+/* The spin before halting, in TSC cycles (from spin_us=); on the boot CPU
+ * before a run. The wake-up IPI is VEC_RESCHED_IPI, whose handler
+ * (kernel/dispatch.c) acknowledges it. */
 void cpu_wait_setup(uint64_t spin_cycles);
 
 /*

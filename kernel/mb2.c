@@ -1,6 +1,8 @@
 /* kernel/mb2: parse the multiboot2 boot information (spec 3.6). */
 #include "mb2.h"
 
+#include "../lib/str.h"
+
 /* Tag types, multiboot2 spec 3.6.2 onwards. */
 #define TAG_END 0
 #define TAG_CMDLINE 1
@@ -15,6 +17,12 @@
 struct tag {
 	uint32_t type, size;
 };
+
+static int is_program(const char *name)
+{
+	static const char prefix[] = MB2_PROGRAM_PREFIX;
+	return str_eq_n(name, sizeof prefix - 1, prefix);
+}
 
 int mb2_parse(uint32_t magic, uint64_t info, struct mb2_info *out)
 {
@@ -31,15 +39,21 @@ int mb2_parse(uint32_t magic, uint64_t info, struct mb2_info *out)
 		case TAG_CMDLINE:
 			out->cmdline = (const char *)(p + 8);
 			break;
-		case TAG_MODULE:
-			if (!out->module) {
-				uint32_t start = *(const uint32_t *)(p + 8);
-				uint32_t mend = *(const uint32_t *)(p + 12);
+		case TAG_MODULE: {
+			uint32_t start = *(const uint32_t *)(p + 8);
+			uint32_t mend = *(const uint32_t *)(p + 12);
+			const char *name = (const char *)(p + 16);
+			if (out->nmods < MB2_MAX_MODULES)
+				out->mods[out->nmods++] = (struct mb2_module){
+					(const char *)(uint64_t)start,
+					mend - start, name };
+			if (!out->module && !is_program(name)) {
 				out->module = (const char *)(uint64_t)start;
 				out->module_len = mend - start;
-				out->module_name = (const char *)(p + 16);
+				out->module_name = name;
 			}
 			break;
+		}
 		case TAG_MMAP: {
 			uint32_t esize = *(const uint32_t *)(p + 8);
 			for (const uint8_t *e = p + 16; e + esize <= p + t->size &&

@@ -7,6 +7,16 @@
 
 #define MB2_BOOT_MAGIC 0x36d76289   /* multiboot2 spec 3.3 */
 #define MB2_MAX_MMAP 64
+#define MB2_MAX_MODULES 32
+/* A module whose string starts so is a ring-3 program, "user:NAME"
+ * (scripts/mkiso.sh); the task set is the first module that is not. */
+#define MB2_PROGRAM_PREFIX "user:"
+
+struct mb2_module {
+	const char *start;
+	size_t len;
+	const char *name;               /* the module's string */
+};
 
 struct mb2_mmap_entry {
 	uint64_t base, length;
@@ -30,6 +40,8 @@ struct mb2_info {
 	const char *module;             /* the task-set file, if one was given */
 	size_t module_len;
 	const char *module_name;
+	struct mb2_module mods[MB2_MAX_MODULES];   /* every module */
+	unsigned nmods;
 	int efi;                        /* booted through UEFI */
 };
 

@@ -11,6 +11,12 @@
 #include "ksyms.h"
 
 static volatile int stopping;
+static trap_handler user_fault;
+
+void panic_set_user_fault_handler(trap_handler h)
+{
+	user_fault = h;
+}
 
 int panic_in_progress(void)
 {
@@ -136,6 +142,10 @@ static void on_nmi(struct trap_frame *f)
 
 static void on_unhandled(struct trap_frame *f)
 {
+	if (f->vector < 32 && trap_from_user(f) && user_fault) {
+		user_fault(f);
+		return;
+	}
 	if (f->vector < 32)
 		panic_frame(f);
 	kprintf("trap: unexpected interrupt %llu on cpu %u\n",

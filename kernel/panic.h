@@ -20,6 +20,10 @@ void panic(const char *reason, const char *format, ...)
 /* The report of an exception taken in the kernel, then stop. */
 void panic_frame(const struct trap_frame *f) __attribute__((noreturn));
 
+/* A fault in ring 3 goes to h instead of the panic report (the task layer
+ * kills the task). */
+void panic_set_user_fault_handler(trap_handler h);
+
 /* Set once a CPU has begun to panic. */
 int panic_in_progress(void);
 

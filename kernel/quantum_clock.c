@@ -28,6 +28,7 @@ static struct {
 	 * by up to half a cycle per quantum). */
 	uint64_t sub_whole, sub_rem, sub_den;
 	unsigned m;
+	uint64_t limit;           /* boundaries delivered: slots, + 1 with end */
 	struct qclock_client client;
 	struct clock_cpu *cpu;
 	unsigned cpu_capacity;
@@ -135,7 +136,7 @@ static void arm(unsigned k, uint64_t due)
 void qclock_cpu_arm(uint64_t slot)
 {
 	unsigned k = this_cpu()->cpu;
-	if (slot >= run.slots || slot >= run.cpu[k].next)
+	if (slot >= run.limit || slot >= run.cpu[k].next)
 		return;
 	run.cpu[k].next = slot;
 	arm(k, qclock_ideal(k, slot));
@@ -145,7 +146,7 @@ static uint64_t want(uint64_t slot, uint64_t asked)
 {
 	if (asked <= slot)
 		asked = slot + 1;
-	return asked < run.slots ? asked : run.slots;
+	return asked < run.limit ? asked : run.limit;
 }
 
 static void on_timer(struct trap_frame *f)
@@ -154,22 +155,24 @@ static void on_timer(struct trap_frame *f)
 	unsigned k = this_cpu()->cpu;
 	struct clock_cpu *c = &run.cpu[k];
 	uint64_t i = c->next;
-	if (i >= run.slots) {       /* a stray one after the run's end */
+	if (i >= run.limit) {       /* a stray one after the run's end */
 		lapic_eoi();
 		return;
 	}
 	uint64_t bsp_now = now - (uint64_t)percpu[k].tsc_offset;
-	c->serviced++;
+	if (i < run.slots)
+		c->serviced++;
 	i = want(i, run.client.boundary(run.client.ctx, k, i, 0, bsp_now));
 	/* Boundaries that passed while this one was handled were never
 	 * serviced: count them, never skip them silently. */
 	uint64_t due = 0;
-	while (i < run.slots && (due = qclock_ideal(k, i)) <= qclock_now()) {
-		c->missed++;
+	while (i < run.limit && (due = qclock_ideal(k, i)) <= qclock_now()) {
+		if (i < run.slots)
+			c->missed++;
 		i = want(i, run.client.boundary(run.client.ctx, k, i, 1, bsp_now));
 	}
 	c->next = i;
-	if (i < run.slots)
+	if (i < run.limit)
 		arm(k, due);
 	else
 		c->done = 1;
@@ -192,6 +195,7 @@ void qclock_prepare(int staggered, uint64_t slots, uint64_t quantum_us,
 	run.client = *client;
 	run.staggered = staggered;
 	run.slots = slots;
+	run.limit = slots + (client->end ? 1 : 0);
 	run.quantum_us = quantum_us;
 	run.m = cpus;
 	run.sub_den = 1000ull * cpus;
@@ -205,7 +209,7 @@ void qclock_cpu_start(uint64_t first)
 	unsigned k = this_cpu()->cpu;
 	run.cpu[k].next = first;
 	lapic_timer_setup(VEC_QUANTUM_TIMER, run.deadline);
-	if (first < run.slots)
+	if (first < run.limit)
 		arm(k, qclock_ideal(k, first));
 	else
 		run.cpu[k].done = 1;

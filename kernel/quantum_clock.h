@@ -33,6 +33,9 @@ struct qclock_client {
 	 * switch threads here. May be NULL. */
 	void (*after)(void *ctx, unsigned cpu, struct trap_frame *f);
 	void *ctx;
+	/* Also a boundary at slot == slots, the run's end (a scheduler run
+	 * stops the last slot's task there). */
+	int end;
 };
 
 /* Chooses TSC-deadline or one-shot mode and, for one-shot, calibrates the

@@ -1,37 +1,53 @@
-/* kernel/sched_run: a scheduler plugin on the quantum clock. */
+/* kernel/sched_run: a scheduler plugin running the task set's threads. */
 #include "sched_run.h"
 
 #include "../arch/x86/cpu.h"
+#include "../arch/x86/features.h"
 #include "../arch/x86/percpu.h"
-#include "../arch/x86/trap.h"
+#include "../arch/x86/syscall.h"
 #include "../arch/x86/tsc.h"
-#include "../drivers/apic/lapic.h"
 #include "../lib/fmt.h"
 #include "../lib/taskset.h"
 #include "../sched/driver.h"
-#include "../sched/report.h"
 #include "bootmem.h"
 #include "clock_stats.h"
 #include "console.h"
 #include "cpu_wait.h"
+#include "dispatch.h"
+#include "hourglass.h"
+#include "jobs.h"
 #include "options.h"
+#include "panic.h"
+#include "program.h"
 #include "quantum_clock.h"
+#include "run_report.h"
 #include "sched_decide.h"
 #include "smp.h"
+#include "syscall.h"
+#include "task.h"
+#include "task_kill.h"
+#include "trace.h"
 
 #define MAX_TASKS 256
 #define MAX_EVENTS 256
-
-static struct task_spec tasks[MAX_TASKS];
-static struct taskset_event events[MAX_EVENTS];
-static struct taskset ts = { tasks, 0, MAX_TASKS, events, 0, MAX_EVENTS };
-static struct sched_driver drv;
-static int *schedule_log;           /* slot * M + cpu -> task */
-static unsigned cpus;
-
 /* The epoch is this far after the start, so every CPU has armed its first
  * boundary before it comes. */
 #define LEAD_US 20000
+/* Trace records a CPU writes per slot at most in an ordinary run: tick,
+ * sched and switch pairs, a completion, a miss, hourglass gaps, IPIs. */
+#define RECORDS_PER_SLOT 16
+#define RECORDS_SPARE 4096
+/* What one task costs beyond its program and working set: kernel stack,
+ * FPU area, console buffer, user stack, control page, page tables. */
+#define TASK_FIXED_BYTES (16384 + 512 + TASK_OUT_MAX + (64 << 10) + 4096 + \
+			  8 * 4096)
+
+static struct task_spec specs[MAX_TASKS];
+static struct taskset_event events[MAX_EVENTS];
+static struct taskset ts = { specs, 0, MAX_TASKS, events, 0, MAX_EVENTS };
+static struct sched_driver drv;
+static unsigned cpus;
+static unsigned next_event;      /* CPU 0: the kernel's own `at` cursor */
 
 static void *alloc(void *ctx, size_t size)
 {
@@ -39,43 +55,159 @@ static void *alloc(void *ctx, size_t size)
 	return bootmem_alloc(size);
 }
 
-static void on_changed(unsigned cpu, uint64_t slot, int task)
+static uint32_t idx(const struct task *t)
 {
-	schedule_log[slot * cpus + cpu] = task;
+	return t->index >= 0 ? (uint32_t)t->index : TRACE_NO_TASK;
 }
 
 static uint64_t on_boundary(void *ctx, unsigned cpu, uint64_t slot,
 			    int missed, uint64_t entry)
 {
 	(void)ctx;
-	if (!missed)
+	struct cpu_sched *cs = dispatch_me();
+	cs->in_kernel = 1;
+	struct task *cur = cs->current;
+	trace_emit_at(entry, TRACE_TICK_START, missed ? TRACE_F_TICK_MISSED : 0,
+		      idx(cur), 0, slot);
+	uint64_t slots = qclock_slots();
+	if (!missed && slot < slots)
 		clock_stats_record(cpu, slot, entry);
-	int failed;
-	int task = decide_boundary(cpu, slot, &failed);
-	if (!failed)
-		schedule_log[slot * cpus + cpu] = task;
+	if (slot > 0 && cur->index >= 0)
+		jobs_charge(cur, cpu, slot);
+	if (cpu == 0 && slot < slots)
+		jobs_boundary(slot, &next_event);
+	dispatch_enter_slot(slot);
+	if (slot < slots) {
+		int failed;
+		decide_boundary(cpu, slot, &failed);
+	}
+	trace_emit(TRACE_TICK_END, 0, idx(cur), 0, slot);
 	return slot + 1;
+}
+
+static void after_boundary(void *ctx, unsigned cpu, struct trap_frame *f)
+{
+	(void)ctx;
+	(void)cpu;
+	(void)f;
+	dispatch_me()->in_kernel = 0;
+	dispatch_now();
 }
 
 static void cpu_run(void *arg)
 {
 	(void)arg;
 	struct percpu *p = this_cpu();
+	features_init_cpu();
+	syscall_init_cpu();
 	p->state = CPU_MEASURING;
 	irq_disable();
+	dispatch_cpu_start();
 	qclock_cpu_start(0);
-	while (!qclock_cpu_done(p->cpu)) {
-		cpu_wait_for_interrupt();
-		irq_disable();
-	}
+	hourglass_idle();
 	qclock_cpu_stop();
 	p->state = CPU_DONE;
 }
 
-static void print_text(void *ctx, const char *text)
+/* Every task can run here: its program is on the boot medium, and a
+ * workload that completes jobs has periods. */
+static int check_work(const char *file, const char **reason)
 {
-	(void)ctx;
-	kprintf("%s", text);
+	for (unsigned i = 0; i < ts.ntasks; i++) {
+		const struct task_spec *s = &specs[i];
+		const char *w = taskset_work_name(s->work);
+		if (!program_exists(w)) {
+			kprintf("taskset: %s:%u: task %s: no program '%s' on the "
+				"boot medium (work=%s)\n", file, s->line, s->name,
+				w, w);
+			*reason = "program";
+			return -1;
+		}
+		if (s->work == TASK_WORK_BACKTEST && !s->p) {
+			kprintf("taskset: %s:%u: task %s: work=backtest completes "
+				"jobs, so it needs e= and p=; a weight-only task "
+				"has none\n", file, s->line, s->name);
+			*reason = "work";
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* What the run will take from memory: the tasks and the trace. */
+static int check_memory(uint64_t records, const char **reason)
+{
+	uint64_t need = records * sizeof(struct trace_rec) * cpus;
+	for (unsigned i = 0; i < ts.ntasks; i++)
+		need += TASK_FIXED_BYTES + specs[i].ws + 65536;
+	uint64_t have = bootmem_free_bytes();
+	if (need + (1u << 20) > have) {
+		kprintf("sched: %u tasks and a %llu-record trace per CPU need "
+			"about %llu KiB; %llu KiB are free\n", ts.ntasks,
+			(unsigned long long)records,
+			(unsigned long long)(need >> 10),
+			(unsigned long long)(have >> 10));
+		*reason = "memory";
+		return -1;
+	}
+	return 0;
+}
+
+static uint64_t trace_records_needed(uint64_t slots)
+{
+	uint64_t releases = 0;
+	for (unsigned i = 0; i < ts.ntasks; i++)
+		if (specs[i].p)
+			releases += slots / specs[i].p + 1;
+	return slots * RECORDS_PER_SLOT + releases + RECORDS_SPARE;
+}
+
+static void fill_control(struct task *t)
+{
+	struct rt_control *c = t->control;
+	c->magic = RT_CONTROL_MAGIC;
+	c->version = RT_CONTROL_VERSION;
+	c->task = (uint32_t)t->index;
+	c->e = t->spec->e;
+	c->p = t->spec->p;
+	c->d = t->spec->d;
+	c->weight = t->spec->weight;
+	c->ws_bytes = t->spec->ws;
+	c->quantum_ns = qclock_quantum_us() * 1000;
+	c->tsc_khz = tsc.khz;
+	c->epoch_tsc = qclock_t0();
+	c->gap_threshold_cycles = tsc_from_ns(options.hourglass_ns);
+	c->seed = 0x9e3779b97f4a7c15ull ^ (uint64_t)(t->index + 1);
+	if (t->spec->work == TASK_WORK_BAD_WRITE_OTHER && ntasks > 1)
+		c->other_page = (uint64_t)tasks[(t->index + 1) % ntasks].control;
+}
+
+static int make_tasks(const char **reason)
+{
+	ntasks = ts.ntasks;
+	tasks = bootmem_alloc(ntasks * sizeof *tasks);
+	for (unsigned i = 0; i < ntasks; i++) {
+		struct task *t = &tasks[i];
+		t->index = (int)i;
+		t->spec = &specs[i];
+		t->name = specs[i].name;
+		char err[200];
+		if (program_load(t, err, sizeof err)) {
+			kprintf("taskset: %s\n", err);
+			*reason = "program";
+			return -1;
+		}
+		task_init_user(t);
+	}
+	return 0;
+}
+
+static void report_failure(const char *file)
+{
+	if (drv.err_line)
+		kprintf("sched: %s:%u: %s\n", file, drv.err_line, drv.err.msg);
+	else
+		kprintf("sched: %s: %s\n", file, drv.err.msg);
 }
 
 int sched_run(const struct sched_plugin *plugin, const char *file,
@@ -99,12 +231,22 @@ int sched_run(const struct sched_plugin *plugin, const char *file,
 				pn, name);
 	}
 	cpus = smp.online;
+	if (check_work(file, reason))
+		return -1;
+	uint64_t records = trace_records_needed(slots);
+	if (check_memory(records, reason))
+		return -1;
+	if (make_tasks(reason))
+		return -1;
+	struct task *idle = bootmem_alloc(cpus * sizeof *idle);
+	for (unsigned k = 0; k < cpus; k++)
+		task_init_idle(&idle[k], k);
+
 	int staggered = plugin->staggered;
 	struct sched_config cfg = { .cpus = cpus, .staggered = staggered,
 				    .tasks = &ts, .params = options.params,
 				    .nparams = options.nparams, .seed = 1 };
-	schedule_log = bootmem_alloc(slots * cpus * sizeof *schedule_log);
-	decide_setup(&drv, plugin->ordered, cpus, on_changed);
+	decide_setup(&drv, plugin->ordered, cpus, dispatch_changed);
 	if (sched_driver_create(&drv, plugin, &cfg, alloc, 0, decide_on_choice,
 				0)) {
 		kprintf("sched: %s: %s\n", file, drv.err.msg);
@@ -114,12 +256,28 @@ int sched_run(const struct sched_plugin *plugin, const char *file,
 	kprintf("sched: %s on %u CPUs, %u tasks from %s, %llu slots, %s quanta\n",
 		name, cpus, ts.ntasks, file, (unsigned long long)slots,
 		staggered ? "staggered" : "aligned");
+
+	trace_setup(cpus, records);
+	trace_reset();
+	trace_enable(1);
+	jobs_setup(&ts, tasks, ntasks);
+	dispatch_setup(cpus, idle);
+	syscall_setup();
+	panic_set_user_fault_handler(task_on_user_fault);
 	cpu_wait_setup(tsc_from_us(options.spin_us));
-	static const struct qclock_client client = { on_boundary, 0, 0 };
+	hourglass_setup(options.hourglass, tsc_from_ns(options.hourglass_ns));
+	static const struct qclock_client client = {
+		on_boundary, after_boundary, 0, 1 };
 	qclock_prepare(staggered, slots, quantum_us, cpus, LEAD_US, &client);
+	for (unsigned i = 0; i < ntasks; i++)
+		fill_control(&tasks[i]);
 	clock_stats_begin();
-	uint64_t timeout_us = LEAD_US + slots * quantum_us * 2 + 2000000;
-	if (smp_run_on_all(cpu_run, 0, timeout_us)) {
+	next_event = 0;
+
+	uint64_t timeout_us = LEAD_US + (slots + 1) * quantum_us * 2 + 2000000;
+	unsigned late = smp_run_on_all(cpu_run, 0, timeout_us);
+	trace_enable(0);
+	if (late) {
 		for (unsigned k = 0; k < cpus; k++)
 			if (!qclock_cpu_done(k))
 				kprintf("sched: cpu %u stopped at boundary %llu of "
@@ -130,25 +288,10 @@ int sched_run(const struct sched_plugin *plugin, const char *file,
 		return -1;
 	}
 	if (decide_failed()) {
-		if (drv.err_line)
-			kprintf("sched: %s:%u: %s\n", file, drv.err_line,
-				drv.err.msg);
-		else
-			kprintf("sched: %s: %s\n", file, drv.err.msg);
+		report_failure(file);
 		*reason = "sched";
 		return -1;
 	}
-	for (uint64_t t = 0; t < slots; t++)
-		sched_report_slot(print_text, 0, &ts, t, &schedule_log[t * cpus],
-				  cpus);
-	uint64_t misses = sched_report_summary(print_text, 0, plugin, drv.s,
-					       &ts, cpus, slots, staggered);
-	struct clock_stats r;
-	clock_stats_summarise(&r);
-	kprintf("RESULT sched name=%s cpus=%u tasks=%u slots=%llu ticks=%s "
-		"misses=%llu boundary_missed=%llu\n", name, cpus, ts.ntasks,
-		(unsigned long long)slots, staggered ? "staggered" : "aligned",
-		(unsigned long long)misses, (unsigned long long)r.missed);
-	clock_stats_report(&r);
+	run_report(plugin, drv.s, &ts, cpus);
 	return 0;
 }

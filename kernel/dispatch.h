@@ -1,0 +1,67 @@
+/*
+ * kernel/dispatch: what each CPU runs -- the switch from the thread that
+ * runs to the one the plugin chose (kernel/sched_decide.c keeps the
+ * answers; this makes them so).
+ *
+ * A CPU switches only at its own preemption points, with interrupts off:
+ * after a quantum boundary (the clock's `after`), on a reschedule IPI that
+ * interrupted ring 3 or the idle thread, and at the end of a system call
+ * that changed a decision. A reschedule IPI that arrives while the CPU is
+ * inside the kernel (waiting for its turn or a lock, interrupts briefly
+ * on) only returns: the path it interrupted dispatches when it ends.
+ *
+ * Another CPU's answer that changes is never written into that CPU's
+ * state: the changer sends it the IPI and it reads its own answer again.
+ */
+#ifndef KERNEL_DISPATCH_H
+#define KERNEL_DISPATCH_H
+
+#include <stdint.h>
+
+#include "../arch/x86/percpu.h"
+#include "../arch/x86/trap.h"
+#include "task.h"
+
+struct cpu_sched {
+	struct task *current;       /* the thread whose registers are live */
+	struct task *idle;
+	volatile uint64_t slot;     /* the slot in progress here */
+	volatile int in_kernel;     /* inside a handler: no switch from IPIs */
+	volatile int over;          /* the run's end has come here */
+	uint64_t switches;
+	volatile uint64_t ipi_sent_at;  /* when another CPU last asked (BSP
+					 * TSC), for the ipi_recv record */
+} __attribute__((aligned(64)));
+
+extern struct cpu_sched *cpu_scheds;
+
+static inline struct cpu_sched *dispatch_me(void)
+{
+	return &cpu_scheds[this_cpu()->cpu];
+}
+
+/* Before the run: per-CPU records for cpus CPUs, their idle threads. */
+void dispatch_setup(unsigned cpus, struct task *idle_threads);
+
+/* On each CPU as the run starts: it runs its idle thread. */
+void dispatch_cpu_start(void);
+
+/* CPU me enters its boundary `slot`: what runs from now is slot's answer. */
+void dispatch_enter_slot(uint64_t slot);
+
+/* Switch to this CPU's current answer if it can run (interrupts off, not
+ * in_kernel). */
+void dispatch_now(void);
+
+/* The answer for CPU cpu's slot changed (decide's callback): cpu reads it
+ * again -- now if it is this CPU (at its next preemption point), else
+ * after the IPI this sends, if cpu has reached that slot. */
+void dispatch_changed(unsigned cpu, uint64_t slot, int task);
+
+/* The thread running here (an idle thread, or a task). */
+struct task *dispatch_current(void);
+
+/* The first run of a task's thread (its kernel stack starts here). */
+void dispatch_first_run(void *prev, void *task) __attribute__((noreturn));
+
+#endif

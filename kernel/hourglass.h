@@ -1,0 +1,22 @@
+/*
+ * kernel/hourglass: what each CPU's idle thread does -- the in-kernel
+ * hourglass (seed 002, after Regehr): it reads the TSC in a tight loop, and
+ * a step longer than the threshold is time it did not get. Each such gap
+ * is a trace record, flagged pure overhead when no other thread ran in it
+ * (the interrupt, the plugin's decision, the switch: each boundary's cost
+ * seen from outside the kernel's own stamps). With hourglass=off the idle
+ * thread halts instead.
+ */
+#ifndef KERNEL_HOURGLASS_H
+#define KERNEL_HOURGLASS_H
+
+#include <stdint.h>
+
+/* Before the run: on or off, and the threshold in TSC cycles. */
+void hourglass_setup(int on, uint64_t threshold_cycles);
+
+/* The idle thread's loop on the calling CPU, interrupts on, until the
+ * run's end has come here. Returns with interrupts off. */
+void hourglass_idle(void);
+
+#endif
