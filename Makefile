@@ -66,6 +66,9 @@ $(BUILD)/host/%: $(BUILD)/host/san/tools/%.o $(HOST_SAN_OBJ)
 
 -include $(shell find $(BUILD)/host -name '*.d' 2>/dev/null)
 
+# ---------------------------------------------------------------- ring 3
+include mk/user.mk
+
 # ---------------------------------------------------------------- kernel side
 -include mk/kernel.mk
 

@@ -1,0 +1,20 @@
+/*
+ * user/bad_write_other: writes another task's page, at the kernel address
+ * the kernel put in ctl->other_page. That address is in the supervisor-only
+ * kernel half, so the store must page-fault (SDM vol. 3A, 4.6.1) and
+ * leave the other task's page as it was.
+ */
+#include "lib/bad.h"
+#include "lib/start.h"
+
+int64_t user_main(volatile struct rt_control *ctl)
+{
+	uint64_t target = ctl->other_page;
+	if (target == 0) {
+		bad_announce("bad_write_other", "give up: ctl->other_page is 0");
+		return BAD_EXIT_NO_OTHER_PAGE;
+	}
+	bad_announce_at("bad_write_other", "write another task's page", target);
+	*(volatile uint64_t *)target = 0xbadbadbadbadbadull;
+	return bad_survived("bad_write_other", BAD_EXIT_WRITE_OTHER);
+}

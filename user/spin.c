@@ -1,0 +1,16 @@
+/*
+ * user/spin: work=spin. It never completes a job by itself: the kernel
+ * ends each job when its e quanta have run, so the schedule that executes
+ * is the one the simulator prints. All it does meanwhile is measure the
+ * time it gets, hourglass style.
+ */
+#include "lib/hourglass.h"
+#include "lib/start.h"
+
+int64_t user_main(volatile struct rt_control *ctl)
+{
+	struct hourglass h;
+	hourglass_start(&h, ctl);
+	for (;;)
+		hourglass_step(&h);
+}

@@ -1,0 +1,39 @@
+/*
+ * user/writer: work=writer, the contention workload of staggered Pfair
+ * (Sec. 5, "worst-case contention under the aligned model": each task
+ * writes each cache line of its working set at the start of every
+ * quantum). It writes one byte in every line of the ws bytes at RT_WS_BASE,
+ * over and over, so whenever it runs it pulls its whole working set back
+ * into the cache; between lines it reads the TSC for its own hourglass
+ * measurement. ctl->iterations counts whole passes.
+ */
+#include "lib/hourglass.h"
+#include "lib/start.h"
+
+/*
+ * The line size is CPUID.01H:EBX[15:8] x 8, the CLFLUSH line size (SDM
+ * vol. 2A, CPUID); 64 bytes when the field is 0 (it is defined only when
+ * CPUID.01H:EDX.CLFSH is set).
+ */
+static uint32_t cache_line_bytes(void)
+{
+	uint32_t a = 1, b, c = 0, d;
+	__asm__ volatile("cpuid" : "+a"(a), "=b"(b), "+c"(c), "=d"(d));
+	uint32_t bytes = (b >> 8 & 0xff) * 8;
+	return bytes ? bytes : 64;
+}
+
+int64_t user_main(volatile struct rt_control *ctl)
+{
+	volatile uint8_t *ws = (volatile uint8_t *)RT_WS_BASE;
+	uint32_t bytes = ctl->ws_bytes, line = cache_line_bytes();
+	struct hourglass h;
+	hourglass_start(&h, ctl);
+	for (uint64_t pass = 1;; pass++) {
+		for (uint32_t off = 0; off < bytes; off += line) {
+			ws[off] = (uint8_t)pass;
+			hourglass_step(&h);
+		}
+		ctl->iterations = pass;
+	}
+}
