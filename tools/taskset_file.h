@@ -5,12 +5,11 @@
 #ifndef TOOLS_TASKSET_FILE_H
 #define TOOLS_TASKSET_FILE_H
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "../lib/taskset.h"
+#include "read_file.h"
 
 /*
  * Fills *ts from path, its arrays sized by the file's line count (free them
@@ -20,21 +19,10 @@
 static int taskset_file_load(const char *path, struct taskset *ts)
 {
 	*ts = (struct taskset){ 0 };
-	FILE *f = fopen(path, "rb");
-	if (!f) {
-		fprintf(stderr, "%s: %s\n", path, strerror(errno));
+	size_t len;
+	char *text = read_file(path, &len);
+	if (!text)
 		return 1;
-	}
-	size_t cap = 1 << 16, len = 0, got;
-	char *text = malloc(cap);
-	while (text && (got = fread(text + len, 1, cap - len, f)) > 0)
-		if ((len += got) == cap)
-			text = realloc(text, cap *= 2);
-	fclose(f);
-	if (!text) {
-		fprintf(stderr, "%s: out of memory\n", path);
-		return 1;
-	}
 	size_t lines = 1;
 	for (size_t i = 0; i < len; i++)
 		lines += text[i] == '\n';
