@@ -87,13 +87,15 @@ static const char *const key_names[KEY_COUNT] = {
 	"e", "p", "d", "phase", "weight", "work", "ws",
 };
 
-static const char *const work_names[] = {
-	"spin", "writer", "backtest", "hourglass",
+static const char *const work_names[TASK_WORK_COUNT] = {
+	"spin", "writer", "backtest", "hourglass", "bad_kread",
+	"bad_write_other", "bad_exec_data", "bad_div0", "bad_syscall_ptr",
+	"bad_ud", "bad_gp",
 };
 
 const char *taskset_work_name(enum task_work w)
 {
-	return (unsigned)w < 4 ? work_names[w] : "?";
+	return (unsigned)w < TASK_WORK_COUNT ? work_names[w] : "?";
 }
 
 static const char *const action_names[] = { "join", "leave", "block", "wake" };
@@ -101,6 +103,16 @@ static const char *const action_names[] = { "join", "leave", "block", "wake" };
 const char *taskset_action_name(enum taskset_action a)
 {
 	return (unsigned)a < 4 ? action_names[a] : "?";
+}
+
+static int fail_work(struct parser *p, const char *v, size_t vn)
+{
+	char names[160];
+	size_t n = 0;
+	for (unsigned w = 0; w < TASK_WORK_COUNT && n < sizeof names; w++)
+		n += (size_t)fmt_snprintf(names + n, sizeof names - n, "%s%s",
+					  w ? ", " : "", work_names[w]);
+	return fail(p, "work=%.*s: not one of %s", (int)vn, v, names);
 }
 
 static int parse_value(struct parser *p, const char *key, const char *s,
@@ -162,11 +174,11 @@ static int parse_task(struct parser *p, const struct token *tok, int ntok)
 		if (k == KEY_WORK) {
 			struct token vt = { v, vn };
 			unsigned w = 0;
-			while (w < 4 && !str_eq_n(vt.s, vt.n, work_names[w]))
+			while (w < TASK_WORK_COUNT &&
+			       !str_eq_n(vt.s, vt.n, work_names[w]))
 				w++;
-			if (w == 4)
-				return fail(p, "work=%.*s: not one of spin, writer, "
-					    "backtest, hourglass", (int)vn, v);
+			if (w == TASK_WORK_COUNT)
+				return fail_work(p, v, vn);
 			work = (enum task_work)w;
 			continue;
 		}

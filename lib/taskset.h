@@ -12,11 +12,21 @@
 #define TASKSET_LINE_MAX 255
 #define TASKSET_VALUE_LIMIT 0x80000000u /* every number is below 2^31 */
 
+/* What a task runs: the ring-3 program of the same name (user/NAME.c). */
 enum task_work {
 	TASK_WORK_SPIN,
 	TASK_WORK_WRITER,
 	TASK_WORK_BACKTEST,
 	TASK_WORK_HOURGLASS,
+	/* Misbehaving on purpose, for the tests (FORMATS.md section 7). */
+	TASK_WORK_BAD_KREAD,
+	TASK_WORK_BAD_WRITE_OTHER,
+	TASK_WORK_BAD_EXEC_DATA,
+	TASK_WORK_BAD_DIV0,
+	TASK_WORK_BAD_SYSCALL_PTR,
+	TASK_WORK_BAD_UD,
+	TASK_WORK_BAD_GP,
+	TASK_WORK_COUNT
 };
 
 struct task_spec {

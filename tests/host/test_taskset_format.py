@@ -4,7 +4,7 @@ import subprocess
 
 import pytest
 
-from conftest import host_tool
+from conftest import ROOT, host_tool
 
 
 def check(tmp_path, text, name="set.tasks"):
@@ -97,6 +97,37 @@ def test_errors_name_file_line_and_reason(tmp_path, text, line, reason):
     prefix = str(tmp_path / "bad.tasks") + (f":{line}:" if line else ":")
     assert err.startswith(prefix), err
     assert reason in err, err
+
+
+def work_names(tmp_path):
+    """The work= values the parser takes, from its refusal of one it does
+    not."""
+    rc, _, err = check(tmp_path, "task T1 e=1 p=2 work=sleep\n")
+    assert rc != 0
+    return err.split("not one of ", 1)[1].split(", ")
+
+
+def test_every_work_name_is_a_user_program_and_back(tmp_path):
+    programs = sorted(p.stem for p in (ROOT / "user").glob("*.c"))
+    assert sorted(work_names(tmp_path)) == programs
+    text = "".join(f"task T{i} e=1 p=2 work={w}\n" for i, w in enumerate(programs))
+    rc, objs, err = check(tmp_path, text)
+    assert rc == 0, err
+    assert [o["work"] for o in objs] == programs
+
+
+def test_misbehaving_programs_of_formats_section_7_are_work_names(tmp_path):
+    names = work_names(tmp_path)
+    for bad in ("bad_kread", "bad_write_other", "bad_exec_data", "bad_div0",
+                "bad_syscall_ptr", "bad_ud", "bad_gp"):
+        assert bad in names
+
+
+@pytest.mark.parametrize("value", ["bad_", "bad_gp2", "BAD_GP", "bad-gp", "spinx"])
+def test_near_miss_work_names_are_refused(tmp_path, value):
+    rc, objs, err = check(tmp_path, f"task T1 e=1 p=2 work={value}\n")
+    assert rc != 0 and objs == []
+    assert f"work={value}: not one of spin, writer, backtest, hourglass, bad_kread" in err
 
 
 def test_limits_accepted(tmp_path):
