@@ -68,7 +68,7 @@ $(KERNEL_ELF): $(KDIR)/kernel.pass1.elf $(KDIR)/ksyms_table.o
 
 iso: $(ISO_FILE)
 
-$(ISO_FILE): $(KERNEL_ELF) boot/grub.cfg scripts/mkiso.sh
+$(ISO_FILE): $(KERNEL_ELF) $(USER_ELFS) boot/grub.cfg scripts/mkiso.sh
 	scripts/mkiso.sh $@
 
 # ------------------------------------------------------------- make run etc.
@@ -87,7 +87,7 @@ RUN_ISO := $(if $(RUN_WORDS)$(TASKS),$(BUILD)/run.iso,$(ISO_FILE))
 RUN_ENV := SMP=$(SMP) MACHINE=$(MACHINE) ACCEL=$(ACCEL) FIRMWARE=$(FIRMWARE)
 
 .PHONY: $(BUILD)/run.iso
-$(BUILD)/run.iso: $(KERNEL_ELF)
+$(BUILD)/run.iso: $(KERNEL_ELF) $(USER_ELFS)
 	scripts/mkiso.sh $@ $(if $(RUN_WORDS),--cmdline "$(RUN_WORDS)") \
 		$(if $(TASKS),--tasks "$(TASKS)")
 

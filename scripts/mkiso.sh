@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds a bootable ISO (BIOS and UEFI, hybrid for USB sticks) from
-# build/kernel/kernel.elf and boot/grub.cfg.
+# build/kernel/kernel.elf, the ring-3 programs build/user/NAME.elf (one for
+# each user/NAME.c) and boot/grub.cfg.
 #   scripts/mkiso.sh OUT.iso [--cmdline "words"] [--tasks FILE.tasks]
 #                            [--entry N]   (the default menu entry, from 0)
 # Safe to run concurrently for different OUT paths.
@@ -26,18 +27,38 @@ trap 'rm -rf "$work"' EXIT
 stage=$work/tree
 mkdir -p "$stage/boot/grub"
 cp "$elf" "$stage/boot/kernel.elf"
-module=""
+modules=()
 if [[ -n $tasks ]]; then
 	cp "$tasks" "$stage/boot/taskset.tasks"
 	# The module string is the file's name: the kernel's messages quote it.
-	module="module2 /boot/taskset.tasks $(basename "$tasks")"
+	# The task set comes first: a kernel that takes the first module as
+	# the task set still finds it.
+	modules+=("module2 /boot/taskset.tasks $(basename "$tasks")")
 fi
+# Every program of user/ as a module named user:NAME, the name a task's
+# work= gives (lib/taskset), by which the kernel finds it.
+mkdir -p "$stage/boot/user"
+for src in user/*.c; do
+	name=$(basename "$src" .c)
+	prog=build/user/$name.elf
+	[[ -f $prog ]] || { echo "mkiso: $prog missing: run make user" >&2; exit 1; }
+	cp "$prog" "$stage/boot/user/$name.elf"
+	modules+=("module2 /boot/user/$name.elf user:$name")
+done
 # Words go to GRUB's command line verbatim; keep sed's metacharacters out.
 esc_extra=$(printf '%s' "$extra" | sed 's/[&/\]/\\&/g')
 [[ $entry =~ ^[0-9]+$ ]] || { echo "mkiso: --entry wants a number" >&2; exit 2; }
-sed -e "s/@EXTRA@/$esc_extra/" -e "s|@MODULE@|$module|" \
-	-e "s/^set default=0$/set default=$entry/" boot/grub.cfg \
-	> "$stage/boot/grub/grub.cfg"
+# A line holding only @MODULE@ becomes the module lines, indented as it was.
+sed -e "s/@EXTRA@/$esc_extra/" -e "s/^set default=0$/set default=$entry/" \
+	boot/grub.cfg | while IFS= read -r line; do
+	if [[ $line =~ ^([[:space:]]*)@MODULE@[[:space:]]*$ ]]; then
+		for m in "${modules[@]}"; do
+			printf '%s%s\n' "${BASH_REMATCH[1]}" "$m"
+		done
+	else
+		printf '%s\n' "$line"
+	fi
+done > "$stage/boot/grub/grub.cfg"
 mkdir -p "$(dirname "$out")"
 grub-mkrescue -o "$out.tmp" "$stage" >"$work/log" 2>&1 ||
 	{ cat "$work/log" >&2; exit 1; }
