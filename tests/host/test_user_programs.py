@@ -1,8 +1,8 @@
 """The ring-3 programs of user/ as built (build/user/NAME.elf): their
 layout and permissions as readelf sees them, the instructions that make the
 bad_* programs bad, the system-call stubs' registers (objdump), and what
-user/ may include. The programs run only under the kernel; these checks
-read the files."""
+user/ may include. These checks read the files; test_user_run.py runs
+them."""
 import re
 
 import pytest
