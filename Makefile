@@ -104,4 +104,4 @@ bench: deps
 	$(PYTHON) tools/bench/run_all.py --mode $(BENCH) $(if $(BENCH_ONLY),--only $(BENCH_ONLY))
 
 clean:
-	rm -rf $(BUILD)/host $(BUILD)/kernel $(BUILD)/iso $(BUILD)/bench $(BUILD)/*.iso
+	rm -rf $(BUILD)/host $(BUILD)/user $(BUILD)/kernel $(BUILD)/iso $(BUILD)/bench $(BUILD)/*.iso

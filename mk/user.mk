@@ -18,6 +18,7 @@ UCFLAGS := -std=c11 -ffreestanding -nostdinc \
 # The base address comes from lib/rt_abi.h, so the header stays the one
 # place that says where programs live.
 RT_USER_BASE := $(shell sed -n 's/^\#define RT_USER_BASE[[:space:]]*\(0x[0-9a-fA-F]*\).*/\1/p' lib/rt_abi.h)
+$(if $(RT_USER_BASE),,$(error mk/user.mk: no '#define RT_USER_BASE 0x...' in lib/rt_abi.h))
 ULDFLAGS := -nostdlib -static -no-pie -Wl,-T,user/user.ld \
             -Wl,--defsym=RT_USER_BASE=$(RT_USER_BASE) -Wl,--gc-sections \
             -Wl,-z,noexecstack -Wl,-z,separate-code \

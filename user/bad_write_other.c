@@ -5,13 +5,17 @@
  * leave the other task's page as it was.
  */
 #include "lib/bad.h"
+#include "lib/msg.h"
 #include "lib/start.h"
 
 int64_t user_main(volatile struct rt_control *ctl)
 {
 	uint64_t target = ctl->other_page;
 	if (target == 0) {
-		bad_announce("bad_write_other", "give up: ctl->other_page is 0");
+		struct msg m;
+		msg_begin(&m, "bad_write_other: ctl->other_page is 0: no other "
+			  "task's page to write");
+		msg_send(&m);
 		return BAD_EXIT_NO_OTHER_PAGE;
 	}
 	bad_announce_at("bad_write_other", "write another task's page", target);

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import ROOT, host_tool
+from conftest import host_tool
 from elf_ref import EHDR, PHDR, PAGE, check as ref_check
 from user_build import PROGRAMS, RT_USER_BASE, RT_WS_BASE, elf, segments
 

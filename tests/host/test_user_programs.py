@@ -1,19 +1,16 @@
 """The ring-3 programs of user/ as built (build/user/NAME.elf): their
 layout and permissions as readelf sees them, the instructions that make the
 bad_* programs bad, the system-call stubs' registers (objdump), and what
-user/ may include. The programs run only under the kernel; these checks
-read the files."""
-import pathlib
+user/ may include. These checks read the files; test_user_run.py runs
+them."""
 import re
-import subprocess
-import tempfile
 
 import pytest
 
 from conftest import ROOT
 from user_build import (PROGRAMS, RT_USER_BASE, RT_WS_BASE, USER, PAGE,
-                        disassemble, elf, run, sections, segments, symbols,
-                        syscall_numbers)
+                        Tracker, bad_act_index, disassemble, elf, first, run,
+                        sections, segments, symbols, syscall_numbers, trace)
 
 BAD = [p for p in PROGRAMS if p.startswith("bad_")]
 
@@ -90,119 +87,6 @@ def test_syscall_stubs_use_the_abi_registers():
             assert after[0][1] == "ret", f"{stub} changes rax after syscall"
 
 
-class Tracker:
-    """Follows register contents through a straight-line function, enough
-    to name the address of each memory access and each indirect call:
-    immediates, copies, and loads from the control page (rdi on entry)."""
-
-    CALLER_SAVED = {"rax", "rcx", "rdx", "rsi", "rdi", "r8", "r9", "r10",
-                    "r11"}
-    NAMES = {"eax": "rax", "ebx": "rbx", "ecx": "rcx", "edx": "rdx",
-             "esi": "rsi", "edi": "rdi", "ebp": "rbp", "esp": "rsp"}
-
-    def __init__(self):
-        self.reg = {"rdi": "ctl"}
-
-    def canon(self, r):
-        r = r.lstrip("%")
-        if re.fullmatch(r"r\d+d", r):
-            return r[:-1]
-        return self.NAMES.get(r, r)
-
-    def value(self, operand):
-        """What a source operand holds: an int, ('ctl', off), ('load',
-        value, off), or None when unknown."""
-        if operand.startswith("$"):
-            return int(operand[1:], 16) & (2**64 - 1)
-        if operand.startswith("%"):
-            return self.reg.get(self.canon(operand))
-        return ("load", self.address(operand))
-
-    def address(self, operand):
-        m = re.fullmatch(r"(-?0x[0-9a-f]+)?\((%\w+)\)", operand)
-        if m:
-            off = int(m.group(1), 16) if m.group(1) else 0
-            base = self.reg.get(self.canon(m.group(2)))
-            if isinstance(base, int):
-                return (base + off) & (2**64 - 1)
-            return ("at", base, off)
-        if re.fullmatch(r"0x[0-9a-f]+", operand):
-            return int(operand, 16)
-        return None
-
-    def step(self, mnemonic, operands):
-        """Returns the memory addresses the instruction touches."""
-        ops = [o for o in re.split(r",(?![^(]*\))", operands) if o]
-        touched = [self.address(o) for o in ops if not o.startswith(("$", "%", "*"))]
-        if mnemonic.startswith(("call", "jmp")):
-            for r in self.CALLER_SAVED:
-                self.reg.pop(r, None)
-        elif mnemonic in ("mov", "movabs", "movq", "movl") and len(ops) == 2 \
-                and ops[1].startswith("%"):
-            self.reg[self.canon(ops[1])] = self.value(ops[0])
-        elif ops and ops[-1].startswith("%") and \
-                not mnemonic.startswith(("test", "cmp", "push", "j", "nop")):
-            self.reg.pop(self.canon(ops[-1]), None)
-        return touched
-
-
-def trace(name):
-    """(instructions, per-instruction touched addresses, per-instruction
-    indirect branch target) of a program's user_main."""
-    code = disassemble(elf(name), "user_main")
-    t, touched, targets = Tracker(), [], []
-    for _, m, o in code:
-        target = t.reg.get(t.canon(o[1:])) if o.startswith("*%") else None
-        targets.append(target)
-        touched.append(t.step(m, o))
-    return code, touched, targets
-
-
-def first(pred, seq):
-    return next((i for i, x in enumerate(seq) if pred(x)), None)
-
-
-def bad_act_index(name, syms):
-    """Index in user_main of the one instruction that must fault."""
-    code, touched, targets = trace(name)
-    kernel = 0xffffffff80100000
-    if name == "bad_ud":
-        return first(lambda c: c[1] == "ud2", code)
-    if name == "bad_gp":
-        return first(lambda c: c[1] == "hlt", code)
-    if name == "bad_div0":
-        return first(lambda c: c[1] in ("div", "divq", "idiv", "idivq"), code)
-    if name == "bad_kread":
-        return first(lambda a: kernel in a, touched)
-    if name == "bad_write_other":
-        other = ("load", ("at", "ctl", offset_of("other_page")))
-        return first(lambda i: ("at", other, 0) in touched[i]
-                     and code[i][2].endswith(")"), range(len(code)))
-    if name == "bad_exec_data":
-        return first(lambda t: t == syms["data_code"], targets)
-    if name == "bad_syscall_ptr":
-        return first(lambda t: t == syms["sys_write"], targets)
-    raise AssertionError(f"no check for {name}")
-
-
-_offsets = {}
-
-
-def offset_of(field):
-    """offsetof(struct rt_control, field), from the compiler."""
-    if field not in _offsets:
-        with tempfile.TemporaryDirectory() as tmp:
-            src = pathlib.Path(tmp) / "off.c"
-            src.write_text('#include <stddef.h>\n#include <stdio.h>\n'
-                           '#include "lib/rt_abi.h"\nint main(void) { '
-                           f'printf("%zu", offsetof(struct rt_control, {field})); }}\n')
-            exe = pathlib.Path(tmp) / "off"
-            subprocess.run(["gcc", "-I", str(ROOT), str(src), "-o", str(exe)],
-                           check=True, timeout=60)
-            _offsets[field] = int(run(exe))
-    return _offsets[field]
-
-
 @pytest.mark.parametrize("name", BAD)
 def test_bad_program_does_its_bad_thing_between_announcing_and_surviving(name):
     path = elf(name)
@@ -237,15 +121,10 @@ def test_bad_exec_data_targets_a_data_segment():
     assert len(holder) == 1 and holder[0][5] == "RW"
 
 
-def test_user_code_includes_only_its_lib_and_rt_abi():
-    allowed_system = {"stdint.h", "stddef.h"}
+def test_user_code_includes_no_system_header_but_gccs_own():
+    """-nostdinc leaves only gcc's freestanding headers reachable; of those
+    the programs need stdint.h (lib/rt_abi.h uses it too). Quoted includes
+    are tests/host/test_layers.py's."""
     for src in sorted((ROOT / "user").rglob("*.[ch]")):
-        for inc in re.findall(r'^#include\s+([<"][^>"]+[>"])', src.read_text(), re.M):
-            name = inc[1:-1]
-            if inc[0] == "<":
-                assert name in allowed_system, f"{src}: {inc}"
-                continue
-            target = (src.parent / name).resolve()
-            assert target.exists(), f"{src}: {inc} does not exist"
-            assert target == ROOT / "lib/rt_abi.h" or \
-                (ROOT / "user/lib") in target.parents, f"{src}: {inc}"
+        for name in re.findall(r"^#include\s+<([^>]+)>", src.read_text(), re.M):
+            assert name == "stdint.h", f"{src}: <{name}>"

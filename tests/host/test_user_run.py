@@ -1,0 +1,198 @@
+"""The ring-3 programs run: tools/user_run loads each (through lib/elf64)
+into a Linux process laid out as lib/rt_abi.h says, answers its system
+calls as the kernel would, and reports how it ended, what it wrote and what
+it measured. The programs execute on the host CPU in ring 3, so these tests
+see their real behaviour: the faults the bad ones raise, the work and the
+accounting of the good ones."""
+import json
+import math
+import re
+import subprocess
+
+import pytest
+
+from conftest import HOST
+from user_build import bad_act_index, elf, symbols, trace
+
+KERNEL_ADDRESS = 0xFFFFFFFF80100000
+SI_KERNEL = 0x80
+FPE_INTDIV = 1
+BAD_EXIT = {"bad_kread": 101, "bad_write_other": 102, "bad_exec_data": 103,
+            "bad_div0": 104, "bad_syscall_ptr": 105, "bad_ud": 106,
+            "bad_gp": 107}
+BACKTEST_ITERATIONS = 2048
+
+
+def user_run(name, *args, dump_ws=None):
+    runner = HOST / "user_run-fast"
+    assert runner.exists(), f"{runner} missing: run `make host`"
+    cmd = [str(runner), *map(str, args)]
+    if dump_ws:
+        cmd += ["--dump-ws", str(dump_ws)]
+    proc = subprocess.run(cmd + [str(elf(name))], capture_output=True,
+                          text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout)
+
+
+def fault_address(name):
+    """Address of the instruction that must fault, from the disassembly."""
+    code, _, _ = trace(name)
+    return code[bad_act_index(name, symbols(elf(name)))][0]
+
+
+# ---------------------------------------------------------------- measuring
+@pytest.mark.parametrize("name", ["spin", "hourglass", "writer"])
+def test_hourglass_sees_the_time_it_did_not_get(name):
+    """Stopped for 40 ms in the middle of the run, the task counts that as
+    one gap at least as long, and its own time leaves room for it."""
+    r = user_run(name, "--ms", 120, "--pause-at", 40, "--pause-ms", 40)
+    c = r["control"]
+    assert r["end"] == "time" and r["console"] == []
+    assert r["syscalls"] == {}, "the measuring loop makes no system call"
+    assert c["gaps"] >= 1
+    assert c["gap_max_cycles"] >= 40 * r["tsc_khz"]
+    assert 0 < c["self_cycles"] <= r["elapsed_cycles"] - c["gap_max_cycles"]
+
+
+def test_hourglass_counts_its_clock_reads():
+    c = user_run("hourglass", "--ms", 50)["control"]
+    assert c["iterations"] > 1000
+    assert c["self_cycles"] >= c["iterations"], "a clock read takes cycles"
+
+
+# ---------------------------------------------------------------- writer
+def cache_line():
+    m = re.search(r"clflush size\s*:\s*(\d+)", open("/proc/cpuinfo").read())
+    return int(m.group(1))
+
+
+@pytest.mark.parametrize("ws", [65536, 4096 + 100])
+def test_writer_writes_every_line_of_its_working_set_each_pass(tmp_path, ws):
+    """Passes P (done) and P + 1 (under way): the first j lines hold P + 1,
+    the rest P; bytes between line starts are never written."""
+    dump = tmp_path / "ws.bin"
+    r = user_run("writer", "--ms", 60, "--ws", ws, dump_ws=dump)
+    data = dump.read_bytes()
+    assert len(data) == ws
+    line = cache_line()
+    passes = r["control"]["iterations"]
+    assert passes >= 1
+    firsts = list(data[::line])
+    assert all(b == 0 for i, b in enumerate(data) if i % line), "only line starts"
+    done, under_way = passes & 0xFF, (passes + 1) & 0xFF
+    j = next((i for i, b in enumerate(firsts) if b != under_way), len(firsts))
+    assert firsts[j:] == [done] * (len(firsts) - j), (passes, firsts[:8])
+
+
+# ---------------------------------------------------------------- backtest
+@pytest.mark.parametrize("e,p", [(1, 2), (2, 3), (3, 3), (1, 7)])
+def test_backtest_scales_each_job_by_its_weight(e, p):
+    jobs = 4
+    r = user_run("backtest", "--e", e, "--p", p, "--quantum-us", 500,
+                 "--jobs", jobs, "--ws", 16384)
+    c = r["control"]
+    assert r["end"] == "jobs" and r["console"] == []
+    assert r["syscalls"] == {"sleep_next_period": jobs, "time": jobs,
+                             "job_info": jobs}
+    assert c["jobs_seen"] == jobs
+    assert c["iterations"] == jobs * math.ceil(BACKTEST_ITERATIONS * e / p)
+    assert c["resp_count"] == jobs and c["lat_count"] == jobs - 1
+    assert c["resp_max_ns"] * jobs >= c["resp_sum_ns"] > 0
+    assert c["lat_max_ns"] * (jobs - 1) >= c["lat_sum_ns"]
+
+
+def test_backtest_only_reads_its_array(tmp_path):
+    dump = tmp_path / "ws.bin"
+    user_run("backtest", "--jobs", 3, "--ws", 8192, dump_ws=dump)
+    assert dump.read_bytes() == bytes(8192)
+
+
+def test_backtest_without_periods_or_array_says_why():
+    r = user_run("backtest", "--e", 0, "--p", 0, "--weight", 3)
+    assert (r["end"], r["code"]) == ("exit", 2)
+    assert r["console"] == ["backtest: sleep_next_period returned -22; a task "
+                            "without periods cannot run backtest"]
+    r = user_run("backtest", "--ws", 3)
+    assert (r["end"], r["code"]) == ("exit", 1)
+    assert r["console"] == ["backtest: ws=3 holds no 4-byte integer"]
+
+
+# ---------------------------------------------------------------- start-up
+def test_a_foreign_control_page_is_refused():
+    r = user_run("spin", "--magic", 0x1234)
+    assert (r["end"], r["code"]) == ("exit", 125)
+    assert r["console"] == ["the control page has magic 0x1234 version 1; this "
+                            "program was built for magic 0x72746b63 version 1"]
+
+
+# ---------------------------------------------------------------- bad programs
+OTHER_PAGE = 0xFFFF888000042000   # a kernel-half address, as the kernel gives
+
+FAULTS = {
+    "bad_kread": ("SEGV", None, KERNEL_ADDRESS),
+    "bad_write_other": ("SEGV", None, OTHER_PAGE),
+    "bad_exec_data": ("SEGV", None, "data_code"),
+    "bad_div0": ("FPE", FPE_INTDIV, "rip"),
+    "bad_ud": ("ILL", None, "rip"),
+    "bad_gp": ("SEGV", SI_KERNEL, 0),
+}
+
+
+@pytest.mark.parametrize("name", sorted(FAULTS))
+def test_bad_program_faults_at_its_bad_instruction(name):
+    r = user_run(name, "--other-page", OTHER_PAGE)
+    signal, si_code, addr = FAULTS[name]
+    assert r["end"] == "fault", r
+    assert r["signal"] == signal
+    if si_code is not None:
+        assert r["si_code"] == si_code
+    rip = fault_address(name) if name != "bad_exec_data" else \
+        symbols(elf(name))["data_code"]
+    assert r["rip"] == rip
+    want = {"rip": rip, "data_code": rip}.get(addr, addr)
+    assert r["addr"] == want
+    assert len(r["console"]) == 1 and "about to" in r["console"][0]
+    assert r["syscalls"] == {"write": 1}
+
+
+def test_bad_syscall_ptr_is_killed_for_its_pointer():
+    r = user_run("bad_syscall_ptr")
+    assert r["end"] == "killed"
+    assert "0xffffffff80100000 + 64 outside the task's pages" in r["reason"]
+    assert r["console"] == ["bad_syscall_ptr: about to pass sys_write a kernel "
+                            "buffer at 0xffffffff80100000"]
+
+
+@pytest.mark.parametrize("name,args,extra", [
+    ("bad_syscall_ptr", ["--lenient-pointers"],
+     ["bad_syscall_ptr: sys_write returned -22"]),
+    ("bad_exec_data", ["--exec-data"], []),
+    ("bad_write_other", ["--other-page", 0xC000000000], []),
+])
+def test_let_through_says_so_and_exits_with_its_code(name, args, extra):
+    """Were the kernel lenient, each bad program would say so and exit with
+    its own code."""
+    r = user_run(name, *args)
+    code = BAD_EXIT[name]
+    assert (r["end"], r["code"]) == ("exit", code)
+    assert r["console"][1:] == extra + [
+        f"{name}: still running: the kernel let it through; exit code {code}"]
+
+
+def test_bad_write_other_without_a_target_says_so():
+    r = user_run("bad_write_other")
+    assert (r["end"], r["code"]) == ("exit", 108)
+    assert r["console"] == ["bad_write_other: ctl->other_page is 0: no other "
+                            "task's page to write"]
+
+
+@pytest.mark.parametrize("args,message", [
+    (["--e", "x"], "user_run: --e x: not a number"),
+    (["--ws", str(1 << 40)], "is above RT_WS_MAX"),
+    (["--frob"], "unknown argument '--frob'"),
+])
+def test_runner_names_a_bad_argument(args, message):
+    proc = subprocess.run([str(HOST / "user_run-fast"), *args, str(elf("spin"))],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2 and message in proc.stderr, proc.stderr
