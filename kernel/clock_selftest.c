@@ -39,7 +39,7 @@ static void cpu_run(void *arg)
 int clock_selftest(int staggered, uint64_t slots, uint64_t quantum_us,
 		   int trace_lines)
 {
-	static const struct qclock_client client = { on_boundary, 0, 0 };
+	static const struct qclock_client client = { on_boundary, 0, 0, 0 };
 	unsigned m = smp.online;
 	qclock_prepare(staggered, slots, quantum_us, m, LEAD_US, &client);
 	clock_stats_begin();

@@ -3,16 +3,61 @@
 
 #include "../arch/x86/cpu.h"
 #include "../arch/x86/percpu.h"
+#include "../lib/sort.h"
 #include "dispatch.h"
+#include "quantum_clock.h"
 #include "trace.h"
+
+/* Steps the calibration times; a gap is this many times its 99th
+ * percentile step. */
+#define CALIBRATION_STEPS 1024
+#define GAP_STEPS 16
 
 static int on;
 static uint64_t threshold;
+static volatile uint64_t step_p99[256];
 
 void hourglass_setup(int enabled, uint64_t threshold_cycles)
 {
 	on = enabled;
 	threshold = threshold_cycles;
+}
+
+uint64_t hourglass_threshold(void)
+{
+	return threshold;
+}
+
+/* One CPU's loop step, as the loop below takes it (PAUSE included). */
+static void calibrate_cpu(void *arg)
+{
+	(void)arg;
+	static uint64_t steps[256][CALIBRATION_STEPS];
+	unsigned k = this_cpu()->cpu;
+	uint64_t *s = steps[k < 256 ? k : 255];
+	uint64_t last = rdtsc();
+	for (unsigned i = 0; i < CALIBRATION_STEPS; i++) {
+		cpu_relax();
+		uint64_t now = rdtsc();
+		s[i] = now - last;
+		last = now;
+	}
+	sort_u64(s, CALIBRATION_STEPS);
+	step_p99[k < 256 ? k : 255] = percentile_u64(s, CALIBRATION_STEPS, 99);
+}
+
+uint64_t hourglass_calibrate(unsigned cpus,
+			     unsigned (*run_on_all)(void (*)(void *), void *,
+						    uint64_t))
+{
+	run_on_all(calibrate_cpu, 0, 1000000);
+	uint64_t worst = 0;
+	for (unsigned k = 0; k < cpus && k < 256; k++)
+		if (step_p99[k] > worst)
+			worst = step_p99[k];
+	if (GAP_STEPS * worst > threshold)
+		threshold = GAP_STEPS * worst;
+	return threshold;
 }
 
 static void halt_until_over(struct cpu_sched *cs)
@@ -32,13 +77,21 @@ void hourglass_idle(void)
 		return;
 	}
 	int64_t offset = this_cpu()->tsc_offset;
+	/* Only the run counts: from the epoch to this CPU's last boundary. */
+	uint64_t from = qclock_t0() + (uint64_t)offset;
 	uint64_t got = 0, switches = cs->switches;
 	uint64_t last = rdtsc();
 	irq_enable();
 	while (!cs->over) {
+		/* PAUSE: the spin-wait hint on hardware, and under QEMU's TCG
+		 * the end of this virtual CPU's time slice (lib/rt_abi.h,
+		 * RT_CONTROL_PAUSE). */
+		cpu_relax();
 		uint64_t now = rdtsc();
 		uint64_t d = now - last;
-		if (d > threshold) {
+		if (last < from) {
+			switches = cs->switches;
+		} else if (d > threshold) {
 			uint64_t sw = cs->switches;
 			trace_emit_at(now - (uint64_t)offset, TRACE_HOURGLASS_GAP,
 				      sw == switches ? TRACE_F_GAP_PURE : 0,

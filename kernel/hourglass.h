@@ -15,6 +15,18 @@
 /* Before the run: on or off, and the threshold in TSC cycles. */
 void hourglass_setup(int on, uint64_t threshold_cycles);
 
+/*
+ * Times the loop's step on every CPU (run_on_all: smp_run_on_all) and
+ * raises the threshold to GAP_STEPS times the slowest CPU's 99th
+ * percentile step if that is larger: under an emulator one step can take
+ * microseconds, and a threshold below it would call every step a gap. Returns the threshold
+ * (cycles), which the tasks' own hourglass uses too.
+ */
+uint64_t hourglass_calibrate(unsigned cpus,
+			     unsigned (*run_on_all)(void (*)(void *), void *,
+						    uint64_t));
+uint64_t hourglass_threshold(void);
+
 /* The idle thread's loop on the calling CPU, interrupts on, until the
  * run's end has come here. Returns with interrupts off. */
 void hourglass_idle(void);

@@ -71,15 +71,15 @@ static void dequeue(struct task *t)
 	}
 }
 
-void jobs_setup(const struct taskset *ts, struct task *tasks, unsigned n)
+void jobs_setup(const struct taskset *ts, struct task *all, unsigned n)
 {
 	jb.ts = ts;
-	jb.tasks = tasks;
+	jb.tasks = all;
 	jb.n = n;
 	jb.lock.locked = 0;
 	heap_init(&jb.releases, release_before);
 	for (unsigned i = 0; i < n; i++) {
-		struct task *t = &tasks[i];
+		struct task *t = &all[i];
 		struct task_jobs *s = &t->jobs;
 		*s = (struct task_jobs){ 0 };
 		s->periodic = t->spec->p > 0;

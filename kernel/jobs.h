@@ -52,7 +52,7 @@ struct taskset;
 
 /* Before the run: each task's model from its spec, and the release queue;
  * ts's `at` events drive it too. */
-void jobs_setup(const struct taskset *ts, struct task *tasks, unsigned n);
+void jobs_setup(const struct taskset *ts, struct task *all, unsigned n);
 
 /* Slot r's start on the aligned grid, in boot-CPU TSC time. */
 uint64_t jobs_slot_time(uint64_t r);

@@ -23,9 +23,11 @@
 #include "mb2.h"
 #include "options.h"
 #include "panic.h"
+#include "program.h"
 #include "quantum_clock.h"
 #include "sched_run.h"
 #include "smp.h"
+#include "vm.h"
 
 void kernel_main(uint32_t magic, uint32_t info_phys) __attribute__((noreturn));
 
@@ -143,6 +145,10 @@ void kernel_main(uint32_t magic, uint32_t info_phys)
 		acpi.nioapics, acpi.hpet_addr ? "yes" : "no",
 		acpi.pm_timer_port ? "yes" : "no", acpi.have_s5 ? "yes" : "no");
 	smp_init_bsp_apic(acpi.lapic_addr);
+	/* The firmware tables are read: page 0 (the BIOS data area) is done
+	 * with, and becomes the hole that catches NULL pointers. */
+	vm_init();
+	program_setup(&boot);
 
 	tsc_calibrate();
 	if (!tsc.khz) {

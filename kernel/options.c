@@ -10,6 +10,8 @@
 #define QUANTUM_US_MAX 1000000
 #define SLOTS_MAX 1000000
 #define SPIN_US_MAX 1000000
+#define HOURGLASS_NS_MIN 50
+#define HOURGLASS_NS_MAX 1000000
 
 struct kernel_options options = {
 	.quantum_us = 1000,
@@ -17,6 +19,8 @@ struct kernel_options options = {
 	.slots = 1000,
 	.sched = 0,
 	.spin_us = 50,
+	.hourglass = 1,
+	.hourglass_ns = 1000,
 	.trace = 0,
 	.selftest = SELFTEST_NONE,
 };
@@ -120,6 +124,16 @@ void options_parse(const char *cmdline)
 				options.ticks = TICKS_BOTH;
 			else
 				bad(&w, "aligned, staggered or both", "both");
+		} else if (cmdline_key_is(&w, "hourglass")) {
+			if (cmdline_value_is(&w, "on"))
+				options.hourglass = 1;
+			else if (cmdline_value_is(&w, "off"))
+				options.hourglass = 0;
+			else
+				bad(&w, "on or off", "on");
+		} else if (cmdline_key_is(&w, "hourglass_ns")) {
+			number(&w, &options.hourglass_ns, HOURGLASS_NS_MIN,
+			       HOURGLASS_NS_MAX, "1000");
 		} else if (cmdline_key_is(&w, "trace")) {
 			on_off(&w, &options.trace);
 		} else if (cmdline_key_is(&w, "e9")) {

@@ -24,6 +24,8 @@ struct kernel_options {
 	uint64_t slots;
 	const struct sched_plugin *sched;   /* sched=; NULL: none */
 	uint64_t spin_us;   /* sched=: spin this long for a turn, then halt */
+	int hourglass;      /* sched=: the idle threads are the hourglass */
+	uint64_t hourglass_ns;  /* a longer gap is time it did not get */
 	int trace;
 	enum selftest selftest;
 	int e9;             /* echo the console to port 0xE9 (Bochs) */

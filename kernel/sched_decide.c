@@ -5,6 +5,7 @@
 #include "bootmem.h"
 #include "cpu_wait.h"
 #include "spinlock.h"
+#include "trace.h"
 
 /* How many slots a CPU's decisions may run ahead of the CPU: a CPU that
  * falls further behind (missed boundaries) takes the newest. */
@@ -99,6 +100,11 @@ static void unlock(void)
 	cpu_wake_all();
 }
 
+static uint32_t rec_task(int task)
+{
+	return task == SCHED_IDLE ? TRACE_NO_TASK : (uint32_t)task;
+}
+
 static int call(unsigned cpu, uint64_t slot)
 {
 	if (dc.failed)
@@ -116,7 +122,10 @@ static void boundary_ordered(unsigned cpu, uint64_t slot)
 	cpu_wait_until(my_turn, &mine);
 	if (!dc.failed) {
 		lock();
+		trace_emit(TRACE_SCHED_START, 0, TRACE_NO_TASK, 0, slot);
 		call(cpu, slot);
+		trace_emit(TRACE_SCHED_END, 0, rec_task(decide_answer(cpu, slot)),
+			   0, slot);
 		spin_unlock(&dc.lock);
 	}
 	__atomic_store_n(&dc.ticket, mine + 1, __ATOMIC_RELEASE);
@@ -126,16 +135,21 @@ static void boundary_ordered(unsigned cpu, uint64_t slot)
 		cpu_wake(cpu + 1 == dc.m ? 0 : cpu + 1);
 }
 
-static void boundary_aligned(uint64_t slot)
+static void boundary_aligned(unsigned cpu, uint64_t slot)
 {
 	if (__atomic_load_n(&dc.decided, __ATOMIC_ACQUIRE) > slot || dc.failed)
 		return;
 	lock();
-	for (uint64_t t = dc.decided; t <= slot && !dc.failed; t++) {
-		for (unsigned c = 0; c < dc.m; c++)
-			if (call(c, t))
-				break;
-		__atomic_store_n(&dc.decided, t + 1, __ATOMIC_RELEASE);
+	if (dc.decided <= slot) {
+		trace_emit(TRACE_SCHED_START, 0, TRACE_NO_TASK, 0, slot);
+		for (uint64_t t = dc.decided; t <= slot && !dc.failed; t++) {
+			for (unsigned c = 0; c < dc.m; c++)
+				if (call(c, t))
+					break;
+			__atomic_store_n(&dc.decided, t + 1, __ATOMIC_RELEASE);
+		}
+		trace_emit(TRACE_SCHED_END, 0,
+			   rec_task(decide_answer(cpu, slot)), 0, slot);
 	}
 	unlock();
 }
@@ -145,7 +159,7 @@ int decide_boundary(unsigned cpu, uint64_t slot, int *failed)
 	if (dc.ordered)
 		boundary_ordered(cpu, slot);
 	else
-		boundary_aligned(slot);
+		boundary_aligned(cpu, slot);
 	*failed = dc.failed;
 	return dc.failed ? SCHED_IDLE : decide_answer(cpu, slot);
 }
@@ -159,10 +173,12 @@ int decide_event(enum sched_driver_event ev, unsigned task, uint64_t slot)
 	if (!dc.ordered && dc.decided && dc.decided - 1 > t)
 		t = dc.decided - 1;
 	int rc = 0;
+	trace_emit(TRACE_SCHED_START, 0, task, 0, t);
 	if (!dc.failed && sched_driver_event(dc.d, ev, task, t)) {
 		dc.failed = 1;
 		rc = -1;
 	}
+	trace_emit(TRACE_SCHED_END, 0, task, 0, t);
 	unlock();
 	irq_restore(flags);
 	return rc;

@@ -4,9 +4,11 @@
 #include "../arch/x86/cpu.h"
 #include "../arch/x86/features.h"
 #include "../arch/x86/percpu.h"
+#include "../arch/x86/power.h"
 #include "../arch/x86/syscall.h"
 #include "../arch/x86/tsc.h"
 #include "../lib/fmt.h"
+#include "../lib/str.h"
 #include "../lib/taskset.h"
 #include "../sched/driver.h"
 #include "bootmem.h"
@@ -94,12 +96,19 @@ static void after_boundary(void *ctx, unsigned cpu, struct trap_frame *f)
 	dispatch_now();
 }
 
+/* Every CPU of the run: SSE state saving and the protections for ring 3,
+ * and the SYSCALL entry. */
+static void cpu_prepare(void *arg)
+{
+	(void)arg;
+	features_init_cpu();
+	syscall_init_cpu();
+}
+
 static void cpu_run(void *arg)
 {
 	(void)arg;
 	struct percpu *p = this_cpu();
-	features_init_cpu();
-	syscall_init_cpu();
 	p->state = CPU_MEASURING;
 	irq_disable();
 	dispatch_cpu_start();
@@ -176,8 +185,10 @@ static void fill_control(struct task *t)
 	c->quantum_ns = qclock_quantum_us() * 1000;
 	c->tsc_khz = tsc.khz;
 	c->epoch_tsc = qclock_t0();
-	c->gap_threshold_cycles = tsc_from_ns(options.hourglass_ns);
+	c->gap_threshold_cycles = hourglass_threshold();
 	c->seed = 0x9e3779b97f4a7c15ull ^ (uint64_t)(t->index + 1);
+	if (str_eq(power_hypervisor(), "TCGTCGTCGTCG"))
+		c->flags |= RT_CONTROL_PAUSE;
 	if (t->spec->work == TASK_WORK_BAD_WRITE_OTHER && ntasks > 1)
 		c->other_page = (uint64_t)tasks[(t->index + 1) % ntasks].control;
 }
@@ -236,6 +247,7 @@ int sched_run(const struct sched_plugin *plugin, const char *file,
 	uint64_t records = trace_records_needed(slots);
 	if (check_memory(records, reason))
 		return -1;
+	smp_run_on_all(cpu_prepare, 0, 1000000);
 	if (make_tasks(reason))
 		return -1;
 	struct task *idle = bootmem_alloc(cpus * sizeof *idle);
@@ -266,6 +278,10 @@ int sched_run(const struct sched_plugin *plugin, const char *file,
 	panic_set_user_fault_handler(task_on_user_fault);
 	cpu_wait_setup(tsc_from_us(options.spin_us));
 	hourglass_setup(options.hourglass, tsc_from_ns(options.hourglass_ns));
+	uint64_t hg = hourglass_calibrate(cpus, smp_run_on_all);
+	kprintf("hourglass: %s, a gap is a step over %llu ns\n",
+		options.hourglass ? "on every idle CPU" : "off (idle CPUs halt)",
+		(unsigned long long)tsc_to_ns(hg));
 	static const struct qclock_client client = {
 		on_boundary, after_boundary, 0, 1 };
 	qclock_prepare(staggered, slots, quantum_us, cpus, LEAD_US, &client);

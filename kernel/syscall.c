@@ -16,10 +16,10 @@
 
 typedef int64_t (*syscall_fn)(struct task *t, struct trap_frame *f);
 
-static uint64_t ns_since_epoch(uint64_t tsc)
+static uint64_t ns_since_epoch(uint64_t when)
 {
 	uint64_t t0 = qclock_t0();
-	return tsc > t0 ? tsc_to_ns(tsc - t0) : 0;
+	return when > t0 ? tsc_to_ns(when - t0) : 0;
 }
 
 static uint64_t slot_ns(uint64_t slots)

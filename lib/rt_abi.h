@@ -84,7 +84,8 @@ struct rt_control {
 	uint64_t seed;             /* for workloads that draw numbers */
 	uint64_t other_page;       /* bad_write_other only: the kernel
 				    * address of another task's page */
-	uint64_t reserved_k[6];
+	uint64_t flags;            /* RT_CONTROL_* */
+	uint64_t reserved_k[5];
 
 	/* Written by the task. */
 	uint64_t self_cycles;      /* time it saw itself run, hourglass style */
@@ -102,5 +103,15 @@ struct rt_control {
 };
 
 _Static_assert(sizeof(struct rt_control) <= 4096, "one page");
+
+/*
+ * flags: busy loops should execute PAUSE at every step. The kernel asks
+ * for it under QEMU's TCG, whose single-threaded round robin (with
+ * -icount, QEMU 7) gives a virtual CPU that never leaves its translated
+ * code the whole time slice up to the next timer, so the other CPUs' timer
+ * interrupts wait for it; PAUSE ends the slice. On hardware it would only
+ * slow the loop, so there the flag is clear.
+ */
+#define RT_CONTROL_PAUSE 1u
 
 #endif

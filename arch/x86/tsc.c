@@ -147,6 +147,11 @@ uint64_t tsc_from_us(uint64_t us)
 	return us * tsc.khz / 1000;
 }
 
+uint64_t tsc_from_ns(uint64_t ns)
+{
+	return ns * tsc.khz / 1000000;
+}
+
 uint64_t tsc_to_us(uint64_t cycles)
 {
 	return tsc_to_ns(cycles) / 1000;

@@ -30,6 +30,7 @@ void tsc_calibrate(void);
 
 /* Microseconds to TSC cycles and back (valid after calibration). */
 uint64_t tsc_from_us(uint64_t us);
+uint64_t tsc_from_ns(uint64_t ns);
 uint64_t tsc_to_ns(uint64_t cycles);
 uint64_t tsc_to_us(uint64_t cycles);
 void tsc_delay_us(uint64_t us);

@@ -17,4 +17,10 @@ static inline uint64_t cpu_rdtsc(void)
 	return (uint64_t)hi << 32 | lo;
 }
 
+/* The spin-wait hint (SDM vol. 2B "PAUSE"); see RT_CONTROL_PAUSE. */
+static inline void cpu_pause(void)
+{
+	__asm__ volatile("pause" ::: "memory");
+}
+
 #endif

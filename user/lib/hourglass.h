@@ -20,6 +20,7 @@ struct hourglass {
 	volatile struct rt_control *ctl;
 	uint64_t last;       /* the TSC at the previous step */
 	uint64_t threshold;
+	int pause;           /* RT_CONTROL_PAUSE */
 };
 
 static inline void hourglass_start(struct hourglass *h,
@@ -27,11 +28,14 @@ static inline void hourglass_start(struct hourglass *h,
 {
 	h->ctl = ctl;
 	h->threshold = ctl->gap_threshold_cycles;
+	h->pause = (ctl->flags & RT_CONTROL_PAUSE) != 0;
 	h->last = cpu_rdtsc();
 }
 
 static inline void hourglass_step(struct hourglass *h)
 {
+	if (h->pause)
+		cpu_pause();
 	uint64_t now = cpu_rdtsc();
 	uint64_t step = now - h->last;
 	h->last = now;
