@@ -28,13 +28,14 @@ static uint64_t slot_ns(uint64_t slots)
 }
 
 static void __attribute__((noreturn)) bad_pointer(struct task *t,
+						 const struct trap_frame *f,
 						 const char *call,
 						 uint64_t addr, uint64_t len)
 {
 	char why[TASK_WHY_MAX];
 	fmt_snprintf(why, sizeof why, "bad system-call pointer %#llx (%llu "
-		     "bytes) in %s", (unsigned long long)addr,
-		     (unsigned long long)len, call);
+		     "bytes) in %s rip=%#llx", (unsigned long long)addr,
+		     (unsigned long long)len, call, (unsigned long long)f->rip);
 	task_kill(t, why, 0, addr);
 }
 
@@ -82,7 +83,7 @@ static int64_t sys_job_info(struct task *t, struct trap_frame *f)
 	info.task = (uint32_t)t->index;
 	info.cpu = this_cpu()->cpu;
 	if (vm_copy_to_user(t->vm, f->rdi, &info, sizeof info))
-		bad_pointer(t, "job_info", f->rdi, sizeof info);
+		bad_pointer(t, f, "job_info", f->rdi, sizeof info);
 	return 0;
 }
 
@@ -97,7 +98,7 @@ static int64_t sys_write(struct task *t, struct trap_frame *f)
 		if (chunk > len - off)
 			chunk = len - off;
 		if (!vm_user_ptr(t->vm, buf + off, chunk, 0))
-			bad_pointer(t, "write", buf, len);
+			bad_pointer(t, f, "write", buf, len);
 		off += chunk;
 	}
 	uint64_t room = TASK_OUT_MAX - t->out_len;

@@ -1,0 +1,234 @@
+"""Tasks run (issue: threads, context switches, ring 3): every plugin's
+executed schedule -- who really ran in each slot, from the context
+switches -- equals the simulator's, misbehaving programs are killed and
+named while the others keep their deadlines, and the kernel's accounting,
+the tasks' own hourglass and the in-kernel hourglass agree."""
+import json
+import subprocess
+
+import pytest
+
+from conftest import host_tool, parse_schedule
+from harness import ROOT, qemu
+
+# Virtual time: the TSC and the timers follow the instruction count, so the
+# run is the same every time. Busy loops execute PAUSE under TCG
+# (lib/rt_abi.h, RT_CONTROL_PAUSE), which keeps QEMU's round robin fair.
+ICOUNT = "shift=3,sleep=off"
+SLOTS = 40
+
+DYNAMIC = """\
+task A e=1 p=2
+task B e=2 p=5
+task C e=1 p=3
+task D e=3 p=7
+at 6 block C
+at 11 wake C
+at 15 leave B
+at 30 join B
+"""
+
+SHARES = """\
+task A weight=3
+task B weight=1
+task C weight=2
+task D weight=5
+task E weight=1
+at 20 block C
+at 33 wake C
+"""
+
+
+def write_set(tmp_path, name, text):
+    path = tmp_path / f"{name}.tasks"
+    path.write_text(text)
+    return path
+
+
+def task_file(tmp_path, which):
+    if which == "default":
+        return ROOT / "tasks" / "default.tasks"
+    return write_set(tmp_path, which, {"dynamic": DYNAMIC,
+                                       "shares": SHARES}[which])
+
+
+def simulate(sched, cpus, slots, tasks, params=()):
+    extra = [a for p in params for a in ("--param", p)]
+    out = subprocess.run(
+        [str(host_tool("schedsim")), "--sched", sched, "--cpus", str(cpus),
+         "--slots", str(slots), *extra, str(tasks)],
+        capture_output=True, text=True, check=True, timeout=120)
+    return out.stdout.splitlines()
+
+
+def schedule_lines(serial):
+    return [l.strip() for l in serial.splitlines()
+            if l.strip().startswith("{")]
+
+
+def boot_run(iso_with, sched, cpus, tasks, words=(), slots=SLOTS):
+    iso = iso_with(" ".join([f"sched={sched}", f"slots={slots}", *words]),
+                   tasks=tasks)
+    boot = qemu(iso, smp=cpus, icount=ICOUNT)
+    assert boot.passed, boot.tail()
+    return boot
+
+
+def task_results(boot):
+    return {r["name"]: r for r in boot.results("task")}
+
+
+# Each plugin on 2, 4 and an odd number of CPUs; the dynamic sets exercise
+# join/leave/block/wake through the same threads.
+CASES = [(s, m, "default", ()) for s in ("pd2", "spd2", "gedf")
+         for m in (2, 3, 4)] + [
+    ("pedf", 2, "default", ()), ("pedf", 3, "default", ("edf_cpudl=2",)),
+    ("pedf", 4, "default", ()),
+    ("spd2", 3, "dynamic", ()), ("gedf", 3, "dynamic", ()),
+    ("pd2", 2, "dynamic", ("pfair_er=1",)),
+    ("gdq", 2, "shares", ("gdq_err=1",)), ("gdq", 3, "shares", ("gdq_err=1",)),
+    ("gdq", 4, "shares", ("gdq_T=40", "gdq_delta=2", "gdq_err=1")),
+]
+
+
+@pytest.mark.parametrize("sched,cpus,taskset,params", CASES)
+def test_executed_schedule_equals_simulator(iso_with, tmp_path, sched, cpus,
+                                            taskset, params):
+    tasks = task_file(tmp_path, taskset)
+    boot = boot_run(iso_with, sched, cpus, tasks, params)
+    want = simulate(sched, cpus, SLOTS, tasks, params)
+    got = schedule_lines(boot.serial)
+    assert len(got) == SLOTS + 1, boot.tail()
+    assert got == want
+    _, summary = parse_schedule("\n".join(want))
+    results = task_results(boot)
+    for name, st in summary["tasks"].items():
+        r = results[name]
+        assert r["state"] == "ok", r
+        assert int(r["quanta"]) == st["quanta"], (name, r, st)
+    # The kernel's own job accounting (kernel/jobs.c) agrees with the
+    # plugin's on sets without events, where the models are the same.
+    if taskset == "default":
+        for name, st in summary["tasks"].items():
+            assert int(results[name]["jobs"]) == st["jobs"], (name, results[name])
+            assert int(results[name]["misses"]) == st["misses"]
+
+
+BAD = """\
+task S e=2 p=4
+task K e=1 p=16 work=bad_kread
+task W e=1 p=16 work=bad_write_other
+task X e=1 p=16 work=bad_exec_data
+task Z e=1 p=16 work=bad_div0
+task P e=1 p=16 work=bad_syscall_ptr
+task U e=1 p=16 work=bad_ud
+task G e=1 p=16 work=bad_gp
+"""
+
+# What each misbehaving program does, as the kernel names it.
+KILLED = {
+    "K": r"page fault reading 0xffffffff80100000 \(not allowed\)",
+    "W": r"page fault writing 0x[0-9a-f]+ \(not allowed\)",
+    "X": r"page fault executing 0x8000[0-9a-f]+ \(not allowed\)",
+    "Z": r"divide error",
+    "P": r"bad system-call pointer 0xffffffff80100000 \(\d+ bytes\) in write",
+    "U": r"invalid opcode",
+    "G": r"general protection fault",
+}
+
+
+@pytest.mark.parametrize("sched", ["gedf", "spd2"])
+def test_misbehaving_programs_are_killed_and_the_rest_runs_on(
+        iso_with, tmp_path, sched):
+    """One CPU, so the spin task S shares it with every misbehaving
+    program: each is killed and named, S keeps every deadline."""
+    import re
+    slots = 48
+    boot = boot_run(iso_with, sched, 1, write_set(tmp_path, "bad", BAD),
+                    slots=slots)
+    results = task_results(boot)
+    for name, what in KILLED.items():
+        assert re.search(rf"^task {name} killed: {what} rip=0x[0-9a-f]+",
+                         boot.serial, re.M), (name, boot.tail())
+        r = results[name]
+        assert (r["state"], r["faults"]) == ("killed", "1"), r
+    # A program that survives its bad deed says so and exits: none does.
+    assert "let through" not in boot.serial, boot.tail()
+    s = results["S"]
+    assert (s["state"], s["faults"], s["misses"]) == ("ok", "0", "0"), s
+    assert int(s["jobs"]) == slots // 4, s
+
+
+def test_a_task_cannot_read_or_write_the_kernel_or_another_task(iso_with,
+                                                                tmp_path):
+    """The writes of bad_write_other go to the victim's control page through
+    the kernel's address for it: the fault stops them, and the victim's own
+    measurement (written to that page) comes out whole."""
+    tasks = write_set(tmp_path, "pair", "task V e=2 p=4\n"
+                      "task W e=1 p=4 work=bad_write_other\n"
+                      "task K e=1 p=4 work=bad_kread\n")
+    boot = boot_run(iso_with, "gedf", 1, tasks, slots=20)
+    r = task_results(boot)
+    assert r["W"]["state"] == "killed" and r["K"]["state"] == "killed"
+    v = r["V"]
+    assert v["state"] == "ok" and int(v["self_us"]) > 0, v
+
+
+def overheads(boot):
+    return {r["event"]: r for r in boot.results("overhead")}
+
+
+def test_hourglass_cross_check(iso_with, tmp_path):
+    """ran_us (the kernel's switch records), self_us (the task's own
+    hourglass) and got_us (the idle threads' hourglass) tell one story.
+
+    Tolerance, per quantum a task ran: the boundary's handling (the tick:
+    the task's quantum includes it, its hourglass does not see it as its
+    own when it is longer than the threshold), one switch, and two
+    thresholds (a gap is only noticed above the threshold, and a step that
+    straddles one is counted either way). Per idle slot of a CPU the same
+    for the idle thread, whose gaps are the boundaries' overhead."""
+    tasks = ROOT / "tasks" / "default.tasks"
+    cpus, slots = 3, SLOTS
+    boot = boot_run(iso_with, "pedf", cpus, tasks, slots=slots)
+    ov = overheads(boot)
+    rows, _ = parse_schedule("\n".join(schedule_lines(boot.serial)))
+    tick = int(ov["tick"]["max_ns"]) / 1000
+    cxs = int(ov["cxs"]["max_ns"]) / 1000
+    thr = next(int(l.split()[-2]) for l in boot.serial.splitlines()
+               if l.startswith("hourglass: on")) / 1000
+    q = 1000
+    per_quantum = tick + cxs + 2 * thr
+    for name, r in task_results(boot).items():
+        quanta, ran, self_us = (int(r["quanta"]), int(r["ran_us"]),
+                                int(r["self_us"]))
+        assert abs(ran - quanta * q) <= quanta * (tick + cxs) + q / 10, r
+        assert self_us <= ran + thr, r
+        assert ran - self_us <= quanta * per_quantum, (r, per_quantum)
+    for h in boot.results("hourglass"):
+        k = int(h["cpu"])
+        idle = sum(1 for row in rows if row[k] is None)
+        got = int(h["got_us"])
+        gap_max = int(h["gap_max_ns"]) / 1000
+        assert got <= idle * q + (slots - idle) * per_quantum, (h, idle)
+        assert got >= idle * (q - gap_max - 2 * thr) - slots * per_quantum, \
+            (h, idle)
+
+
+def test_bad_inputs_are_named(iso_with, tmp_path):
+    """A work= the scheduler cannot run, and a set too large for memory:
+    named errors and a fail with a one-word reason, never a hang."""
+    t = write_set(tmp_path, "bt", "task A weight=2 work=backtest\n"
+                  "task B weight=1\n")
+    boot = qemu(iso_with("sched=gdq slots=10", tasks=t), smp=2)
+    assert "task A: work=backtest completes jobs, so it needs e= and p=" \
+        in boot.serial, boot.tail()
+    assert boot.serial.strip().splitlines()[-1].strip() == \
+        "RESULT exit status=fail reason=work"
+    big = "".join(f"task T{i} e=1 p=100 ws=60000000\n" for i in range(8))
+    boot = qemu(iso_with("sched=gedf slots=10", tasks=write_set(
+        tmp_path, "big", big)), smp=2)
+    assert "sched: 8 tasks and a" in boot.serial and "KiB are free" in \
+        boot.serial, boot.tail()
+    assert boot.serial.strip().splitlines()[-1].strip() == \
+        "RESULT exit status=fail reason=memory"
