@@ -10,6 +10,7 @@ extern const struct sched_plugin spd2;
 extern const struct sched_plugin gdq_plugin;
 extern const struct sched_plugin gedf;
 extern const struct sched_plugin pedf;
+extern const struct sched_plugin ngedf;
 
 const struct sched_plugin *const sched_plugins[] = {
 	&pd2,
@@ -17,6 +18,7 @@ const struct sched_plugin *const sched_plugins[] = {
 	&gdq_plugin,
 	&gedf,
 	&pedf,
+	&ngedf,
 	0,
 };
 
