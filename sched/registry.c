@@ -11,6 +11,7 @@ extern const struct sched_plugin gdq_plugin;
 extern const struct sched_plugin gedf;
 extern const struct sched_plugin pedf;
 extern const struct sched_plugin ngedf;
+extern const struct sched_plugin pfp_plugin;
 
 const struct sched_plugin *const sched_plugins[] = {
 	&pd2,
@@ -19,6 +20,7 @@ const struct sched_plugin *const sched_plugins[] = {
 	&gedf,
 	&pedf,
 	&ngedf,
+	&pfp_plugin,
 	0,
 };
 
