@@ -5,13 +5,13 @@ events and budget events, to the microsecond, and the same summary; and
 the sliding-window bound of the sporadic-server paper for every server
 that nothing on its CPU outranks."""
 import json
+import subprocess
 
+import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from conftest import host_tool
 from pfp_ref import Reference
-
-import subprocess
 
 SETTINGS = dict(deadline=None, suppress_health_check=[
     HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
@@ -173,3 +173,22 @@ def loaded_hybrids(draw):
 def test_loaded_hybrid_matches_reference(tmp_path, case):
     summary = check_against_reference(case, tmp_path, slots=160)
     assert summary["servers"]["S0"]["window_ok"] is True
+
+
+@pytest.mark.parametrize("text,message", [
+    ("task A e=1 p=2\n", "task A (line 1) has no prio=: pfp needs a "
+     "priority for every task"),
+    ("task A weight=3 prio=1\n", "task A (line 1) has only weight=: pfp "
+     "needs e= and p="),
+    ("task A e=1 p=2 prio=1 cpu=2\n", "task A (line 1): cpu=2, but there "
+     "are 2 CPUs"),
+    ("server S kind=polling budget=1 period=2 prio=0 cpu=5\n",
+     "server S (line 1): cpu=5, but there are 2 CPUs"),
+    ("task A e=1 p=2 prio=1\nat 3 block A\n",
+     ":2: pfp does not support 'block' events"),
+])
+def test_refusals_name_what_is_wrong(tmp_path, text, message):
+    proc = run_pfp(text, 2, 10, tmp_path, check=False)
+    assert proc.returncode == 1
+    assert message in proc.stderr, proc.stderr
+
