@@ -94,7 +94,7 @@ def run(mode, outdir):
     if not SIM.exists():
         subprocess.run(["make", "-C", str(ROOT), "host"], check=True,
                        stdout=subprocess.DEVNULL)
-    headers = ["policy", "rate_hz", "arrivals", "completed", "queued",
+    headers = ["policy", "rate_hz", "cxs_us", "arrivals", "completed", "queued",
                "response_mean_us", "response_p99_us", "server_share",
                "hourglass_share", "interference", "tolls", "exhaustions",
                "coalesces", "window_max_us", "window_ok"]
@@ -103,7 +103,8 @@ def run(mode, outdir):
         for policy in POLICIES:
             for rate in plan["rates"]:
                 m = measure(policy, rate, plan["ms"], plan["seeds"], tmp)
-                rows.append([policy, rate, m["arrivals"], m["completed"],
+                rows.append([policy, rate, CXS_US, m["arrivals"],
+                             m["completed"],
                              m["queued"], m["response"], m["p99"],
                              m["share"], m["hourglass"], 1 - m["hourglass"],
                              m["tolls"], m["exhaustions"], m["coalesces"],
@@ -111,7 +112,7 @@ def run(mode, outdir):
     write_csv(outdir / "servers.csv", headers, rows)
     print_table(["policy", "rate_hz", "response_mean_us", "server_share",
                  "interference", "queued"],
-                [[r[0], r[1], r[5], r[7], r[9], r[4]] for r in rows],
+                [[r[0], r[1], r[6], r[8], r[10], r[5]] for r in rows],
                 f"Aperiodic server, budget {BUDGET_US} us every {PERIOD_US} "
                 f"us, jobs of {COST_US} us, {CXS_US} us per context switch "
                 f"(sporadic-server paper, Figs. 2, 3, 5, 6, 9, 10); the "
@@ -122,11 +123,11 @@ def run(mode, outdir):
 def plot(rows, outdir):
     plt = pyplot()
     figures = [
-        ("servers_response.png", 5, "mean response time (us)",
+        ("servers_response.png", 6, "mean response time (us)",
          "Response time (cf. Figs. 2, 6, 9, 10)", True),
-        ("servers_share.png", 7, "server CPU share",
+        ("servers_share.png", 8, "server CPU share",
          "Server CPU utilisation (cf. Fig. 3)", False),
-        ("servers_interference.png", 9, "time lost by the hourglass task",
+        ("servers_interference.png", 10, "time lost by the hourglass task",
          "Interference below the server (cf. Figs. 3, 5)", False),
     ]
     for name, col, ylabel, title, log in figures:
@@ -135,7 +136,7 @@ def plot(rows, outdir):
             sel = [r for r in rows if r[0] == policy]
             ax.plot([r[1] for r in sel], [r[col] for r in sel], "o-",
                     label=policy, markersize=3)
-        if col != 5:
+        if not log:
             ax.axhline(BUDGET_US / PERIOD_US, color="grey", linestyle=":",
                        label="budget / period")
         if log:
