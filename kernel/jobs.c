@@ -142,6 +142,8 @@ static void event(struct task *t, enum taskset_action a, uint64_t w)
 		enqueue(t);
 		trace_emit(TRACE_JOIN, 0, (uint32_t)t->index, 0, w);
 		break;
+	case TASKSET_ARRIVE:    /* a server's job: not a periodic release */
+		break;
 	}
 	spin_unlock(&s->lock);
 }

@@ -207,7 +207,8 @@ void kernel_main(uint32_t magic, uint32_t info_phys)
 	for (int staggered = 0; staggered <= 1 && ok; staggered++)
 		if (options.ticks & (staggered ? TICKS_STAGGERED : TICKS_ALIGNED))
 			ok = clock_selftest(staggered, options.slots,
-					    options.quantum_us, options.trace) == 0;
+					    options.quantum_us,
+					    options.trace == TRACE_TICK_LINES) == 0;
 	kprintf("\n");
 	finish(ok, "quantum_clock");
 }

@@ -135,7 +135,14 @@ void options_parse(const char *cmdline)
 			number(&w, &options.hourglass_ns, HOURGLASS_NS_MIN,
 			       HOURGLASS_NS_MAX, "1000");
 		} else if (cmdline_key_is(&w, "trace")) {
-			on_off(&w, &options.trace);
+			if (cmdline_value_is(&w, "on"))
+				options.trace = TRACE_TICK_LINES;
+			else if (cmdline_value_is(&w, "off"))
+				options.trace = TRACE_OFF;
+			else if (cmdline_value_is(&w, "events"))
+				options.trace = TRACE_EVENTS;
+			else
+				bad(&w, "on, off or events", "off");
 		} else if (cmdline_key_is(&w, "e9")) {
 			on_off(&w, &options.e9);
 		} else if (cmdline_key_is(&w, "end")) {

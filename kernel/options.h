@@ -12,6 +12,13 @@ enum ticks_mode {
 	TICKS_BOTH = 3,
 };
 
+/* trace= */
+enum trace_mode {
+	TRACE_OFF,
+	TRACE_TICK_LINES,   /* on: a TRACE line per boundary */
+	TRACE_EVENTS,       /* events: the event records, dumped after a run */
+};
+
 enum selftest {
 	SELFTEST_NONE,
 	SELFTEST_PF_AP,     /* a page fault on an AP after bring-up */
@@ -26,7 +33,7 @@ struct kernel_options {
 	uint64_t spin_us;   /* sched=: spin this long for a turn, then halt */
 	int hourglass;      /* sched=: the idle threads are the hourglass */
 	uint64_t hourglass_ns;  /* a longer gap is time it did not get */
-	int trace;
+	enum trace_mode trace;
 	enum selftest selftest;
 	int e9;             /* echo the console to port 0xE9 (Bochs) */
 	int end_halt;       /* end=halt: stay on the last screen, no exit */

@@ -13,16 +13,13 @@
 #include "task.h"
 #include "trace.h"
 
+/* Room for the summary line the dump repeats. */
+#define SUMMARY_MAX 65536
+
 static void print_text(void *ctx, const char *text)
 {
 	(void)ctx;
 	kprintf("%s", text);
-}
-
-static void *alloc(void *ctx, size_t size)
-{
-	(void)ctx;
-	return bootmem_alloc(size);
 }
 
 static const char *state_name(const struct task *t)
@@ -47,27 +44,54 @@ static void record_self(void)
 	trace_enable(0);
 }
 
-static int compute(struct trace_stats *st, unsigned cpus)
+/* The summary line, printed and kept for the dump (TRACE-SUMMARY). */
+struct capture {
+	char *buf;
+	size_t len, cap;
+};
+
+static void print_and_keep(void *ctx, const char *text)
 {
-	const struct trace_rec **rec = bootmem_alloc(cpus * sizeof *rec);
-	uint32_t *n = bootmem_alloc(cpus * sizeof *n);
+	struct capture *c = ctx;
+	kprintf("%s", text);
+	while (*text && c->len + 1 < c->cap)
+		c->buf[c->len++] = *text++;
+	c->buf[c->len] = 0;
+}
+
+static void describe(const struct sched_plugin *plugin,
+		     const struct taskset *ts, unsigned cpus,
+		     const struct capture *summary)
+{
+	struct trace_dump_info info = {
+		.p = {
+			.cpus = cpus, .tsc_khz = tsc.khz, .t0 = qclock_t0(),
+			.end = qclock_ideal(cpus - 1, qclock_slots()),
+			.quantum_us = qclock_quantum_us(),
+			.slots = qclock_slots(),
+			.staggered = qclock_staggered(), .ntasks = ntasks,
+		},
+		.sched = plugin->name, .ts = ts,
+		.summary = summary ? summary->buf : 0,
+		.summary_len = summary ? summary->len : 0,
+	};
+	/* The summary ends with a newline the dump does not want. */
+	if (info.summary_len && info.summary[info.summary_len - 1] == '\n')
+		info.summary_len--;
+	trace_describe(&info);
+}
+
+static void report_drops(unsigned cpus)
+{
 	for (unsigned k = 0; k < cpus; k++) {
-		uint64_t count, dropped;
-		rec[k] = trace_records(k, &count, &dropped);
-		n[k] = (uint32_t)count;
+		uint32_t count;
+		uint64_t dropped;
+		trace_records(k, &count, &dropped);
 		if (dropped)
 			kprintf("trace: cpu %u dropped %llu records (its buffer "
-				"holds %llu): the numbers below miss them\n", k,
-				(unsigned long long)dropped,
-				(unsigned long long)count);
+				"holds %u): the numbers below miss them\n", k,
+				(unsigned long long)dropped, count);
 	}
-	struct trace_params p = {
-		.cpus = cpus, .tsc_khz = tsc.khz, .t0 = qclock_t0(),
-		.end = qclock_ideal(cpus - 1, qclock_slots()),
-		.quantum_us = qclock_quantum_us(), .slots = qclock_slots(),
-		.staggered = qclock_staggered(), .ntasks = ntasks,
-	};
-	return trace_stats_compute(st, &p, rec, n, alloc, 0);
 }
 
 static void print_schedule(const struct trace_stats *st,
@@ -126,21 +150,6 @@ static void print_tasks(const struct trace_stats *st,
 	}
 }
 
-static void print_overheads(const struct trace_stats *st, unsigned cpus)
-{
-	char line[256];
-	for (unsigned k = 0; k < TRACE_OVH_KINDS; k++) {
-		trace_stats_overhead_line(line, sizeof line, st, k);
-		kprintf("%s\n", line);
-	}
-	if (!options.hourglass)
-		return;
-	for (unsigned k = 0; k < cpus; k++) {
-		trace_stats_hourglass_line(line, sizeof line, st, k);
-		kprintf("%s\n", line);
-	}
-}
-
 /* What the tasks wrote, line by line behind their names. */
 static void print_task_output(void)
 {
@@ -165,19 +174,20 @@ void run_report(const struct sched_plugin *plugin, void *s,
 		const struct taskset *ts, unsigned cpus)
 {
 	record_self();
+	report_drops(cpus);
+	describe(plugin, ts, cpus, 0);
 	struct trace_stats st;
-	if (compute(&st, cpus)) {
-		kprintf("sched: the trace could not be read back\n");
+	if (trace_stats_of_run(&st))
 		return;
-	}
 	print_task_output();
 	print_schedule(&st, ts, cpus);
-	uint64_t misses = sched_report_summary(print_text, 0, plugin, s, ts,
-					       cpus, qclock_slots(),
+	struct capture summary = { bootmem_alloc(SUMMARY_MAX), 0, SUMMARY_MAX };
+	uint64_t misses = sched_report_summary(print_and_keep, &summary, plugin,
+					       s, ts, cpus, qclock_slots(),
 					       qclock_staggered());
 	struct clock_stats r;
 	clock_stats_summarise(&r);
-	if (options.trace)
+	if (options.trace == TRACE_TICK_LINES)
 		clock_stats_trace_lines();
 	kprintf("RESULT sched name=%s cpus=%u tasks=%u slots=%llu ticks=%s "
 		"misses=%llu boundary_missed=%llu\n", plugin->name, cpus,
@@ -186,5 +196,11 @@ void run_report(const struct sched_plugin *plugin, void *s,
 		(unsigned long long)misses, (unsigned long long)r.missed);
 	clock_stats_report(&r);
 	print_tasks(&st, plugin, s);
-	print_overheads(&st, cpus);
+	trace_print_results(&st);
+	kprintf("RESULT trace cycles_per_record=%llu\n",
+		(unsigned long long)trace_cost_cycles());
+	if (options.trace == TRACE_EVENTS) {
+		describe(plugin, ts, cpus, &summary);
+		trace_dump();
+	}
 }

@@ -162,13 +162,15 @@ static int check_memory(uint64_t records, const char **reason)
 	return 0;
 }
 
+/* Records per CPU for a run of slots quanta (a 32-bit count). */
 static uint64_t trace_records_needed(uint64_t slots)
 {
 	uint64_t releases = 0;
 	for (unsigned i = 0; i < ts.ntasks; i++)
 		if (specs[i].p)
 			releases += slots / specs[i].p + 1;
-	return slots * RECORDS_PER_SLOT + releases + RECORDS_SPARE;
+	uint64_t n = slots * RECORDS_PER_SLOT + releases + RECORDS_SPARE;
+	return n < 0xffffffffu ? n : 0xffffffffu;
 }
 
 static void fill_control(struct task *t)
@@ -269,7 +271,10 @@ int sched_run(const struct sched_plugin *plugin, const char *file,
 		name, cpus, ts.ntasks, file, (unsigned long long)slots,
 		staggered ? "staggered" : "aligned");
 
-	trace_setup(cpus, records);
+	if (trace_setup(cpus, (uint32_t)records)) {
+		*reason = "memory";
+		return -1;
+	}
 	trace_reset();
 	trace_enable(1);
 	jobs_setup(&ts, tasks, ntasks);

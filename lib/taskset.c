@@ -79,40 +79,42 @@ static int check_name(struct parser *p, const struct token *name)
 	return 0;
 }
 
-enum key {
-	KEY_E, KEY_P, KEY_D, KEY_PHASE, KEY_WEIGHT, KEY_WORK, KEY_WS, KEY_COUNT
-};
-
-static const char *const key_names[KEY_COUNT] = {
-	"e", "p", "d", "phase", "weight", "work", "ws",
-};
-
-static const char *const work_names[TASK_WORK_COUNT] = {
+static const char *const work_names[] = {
 	"spin", "writer", "backtest", "hourglass", "bad_kread",
 	"bad_write_other", "bad_exec_data", "bad_div0", "bad_syscall_ptr",
 	"bad_ud", "bad_gp",
 };
 
+#define NWORDS(a) (unsigned)(sizeof(a) / sizeof((a)[0]))
+_Static_assert(NWORDS(work_names) == TASK_WORK_COUNT, "a name per work");
+
 const char *taskset_work_name(enum task_work w)
 {
-	return (unsigned)w < TASK_WORK_COUNT ? work_names[w] : "?";
+	return (unsigned)w < NWORDS(work_names) ? work_names[w] : "?";
 }
 
-static const char *const action_names[] = { "join", "leave", "block", "wake" };
+static const char *const action_names[] = {
+	"join", "leave", "block", "wake", "arrive",
+};
 
 const char *taskset_action_name(enum taskset_action a)
 {
-	return (unsigned)a < 4 ? action_names[a] : "?";
+	return (unsigned)a < NWORDS(action_names) ? action_names[a] : "?";
 }
 
-static int fail_work(struct parser *p, const char *v, size_t vn)
+/* Indexed by enum server_kind minus one. */
+static const char *const kind_names[] = { "sporadic", "polling", "hybrid" };
+static const char *const coalesce_names[] = { "immediate", "gradual" };
+
+const char *taskset_server_kind_name(enum server_kind k)
 {
-	char names[160];
-	size_t n = 0;
-	for (unsigned w = 0; w < TASK_WORK_COUNT && n < sizeof names; w++)
-		n += (size_t)fmt_snprintf(names + n, sizeof names - n, "%s%s",
-					  w ? ", " : "", work_names[w]);
-	return fail(p, "work=%.*s: not one of %s", (int)vn, v, names);
+	return k >= SERVER_SPORADIC && k <= SERVER_HYBRID ? kind_names[k - 1]
+							  : "none";
+}
+
+const char *taskset_coalesce_name(enum server_coalesce c)
+{
+	return (unsigned)c < NWORDS(coalesce_names) ? coalesce_names[c] : "?";
 }
 
 static int parse_value(struct parser *p, const char *key, const char *s,
@@ -132,60 +134,122 @@ static int parse_value(struct parser *p, const char *key, const char *s,
 	return 0;
 }
 
-static int parse_task(struct parser *p, const struct token *tok, int ntok)
-{
-	struct taskset *ts = p->ts;
-	if (ntok < 2)
-		return fail(p, "'task' needs a name");
-	if (check_name(p, &tok[1]))
-		return -1;
-	if (taskset_find(ts, tok[1].s, tok[1].n) >= 0)
-		return fail(p, "task name '%.*s' is used twice (first on line %u)",
-			    (int)tok[1].n, tok[1].s,
-			    ts->task[taskset_find(ts, tok[1].s, tok[1].n)].line);
-	if (ts->ntasks == ts->max_tasks)
-		return fail(p, "more than %u tasks", ts->max_tasks);
+/* A key of a declaration: a number of at least min, or one of words. */
+struct key_def {
+	const char *name;
+	uint32_t min;
+	const char *const *words;   /* NULL for a number */
+	unsigned nwords;
+};
 
-	uint32_t val[KEY_COUNT] = { 0 };
-	int seen[KEY_COUNT] = { 0 };
-	enum task_work work = TASK_WORK_SPIN;
-	for (int i = 2; i < ntok; i++) {
+static int bad_word(struct parser *p, const struct key_def *k, const char *v,
+		    size_t n)
+{
+	char list[160];
+	size_t used = 0;
+	list[0] = 0;
+	for (unsigned w = 0; w < k->nwords && used < sizeof list; w++) {
+		int m = fmt_snprintf(list + used, sizeof list - used, "%s%s",
+				     w ? ", " : "", k->words[w]);
+		used += m > 0 ? (size_t)m : 0;
+	}
+	return fail(p, "%s=%.*s: not one of %s", k->name, (int)n, v, list);
+}
+
+/*
+ * The key=value words tok[first..ntok) of a declaration whose keys are
+ * keys[]: val[k] gets the number, or the index of the word; seen[k] says
+ * whether key k was given.
+ */
+static int parse_keys(struct parser *p, const struct token *tok, int ntok,
+		      int first, const struct key_def *keys, unsigned nkeys,
+		      uint32_t *val, uint8_t *seen)
+{
+	for (int i = first; i < ntok; i++) {
 		const struct token *t = &tok[i];
 		size_t eq = 0;
 		while (eq < t->n && t->s[eq] != '=')
 			eq++;
 		if (eq == t->n)
 			return fail(p, "'%.*s' is not key=value", (int)t->n, t->s);
-		int k = 0;
-		for (; k < KEY_COUNT; k++) {
-			struct token key = { t->s, eq };
-			if (str_eq_n(key.s, key.n, key_names[k]))
-				break;
-		}
-		if (k == KEY_COUNT)
+		unsigned k = 0;
+		while (k < nkeys && !str_eq_n(t->s, eq, keys[k].name))
+			k++;
+		if (k == nkeys)
 			return fail(p, "unknown key '%.*s'", (int)eq, t->s);
 		if (seen[k])
-			return fail(p, "key '%s' given twice", key_names[k]);
+			return fail(p, "key '%s' given twice", keys[k].name);
 		seen[k] = 1;
 		const char *v = t->s + eq + 1;
 		size_t vn = t->n - eq - 1;
 		if (vn == 0)
-			return fail(p, "key '%s' has no value", key_names[k]);
-		if (k == KEY_WORK) {
-			struct token vt = { v, vn };
-			unsigned w = 0;
-			while (w < TASK_WORK_COUNT &&
-			       !str_eq_n(vt.s, vt.n, work_names[w]))
-				w++;
-			if (w == TASK_WORK_COUNT)
-				return fail_work(p, v, vn);
-			work = (enum task_work)w;
+			return fail(p, "key '%s' has no value", keys[k].name);
+		if (!keys[k].words) {
+			if (parse_value(p, keys[k].name, v, vn, keys[k].min, &val[k]))
+				return -1;
 			continue;
 		}
-		uint32_t min = (k == KEY_PHASE) ? 0 : 1;
-		if (parse_value(p, key_names[k], v, vn, min, &val[k]))
-			return -1;
+		unsigned w = 0;
+		while (w < keys[k].nwords && !str_eq_n(v, vn, keys[k].words[w]))
+			w++;
+		if (w == keys[k].nwords)
+			return bad_word(p, &keys[k], v, vn);
+		val[k] = w;
 	}
+	return 0;
+}
+
+/* The declared name tok[1]: valid and not used before. */
+static int new_name(struct parser *p, const struct token *tok, int ntok,
+		    const char *what)
+{
+	struct taskset *ts = p->ts;
+	if (ntok < 2)
+		return fail(p, "'%s' needs a name", what);
+	if (check_name(p, &tok[1]))
+		return -1;
+	int old = taskset_find(ts, tok[1].s, tok[1].n);
+	if (old >= 0)
+		return fail(p, "task name '%.*s' is used twice (first on line %u)",
+			    (int)tok[1].n, tok[1].s, ts->task[old].line);
+	if (ts->ntasks == ts->max_tasks)
+		return fail(p, "more than %u tasks", ts->max_tasks);
+	return 0;
+}
+
+/* Fills the next task[] entry's common fields from the name tok[1]. */
+static struct task_spec *add_named(struct parser *p, const struct token *tok)
+{
+	struct taskset *ts = p->ts;
+	struct task_spec *t = &ts->task[ts->ntasks++];
+	*t = (struct task_spec){ 0 };
+	for (size_t i = 0; i < tok[1].n; i++)
+		t->name[i] = tok[1].s[i];
+	t->name_hash = name_hash(tok[1].s, tok[1].n);
+	t->line = p->line;
+	return t;
+}
+
+enum key {
+	KEY_E, KEY_P, KEY_D, KEY_PHASE, KEY_WEIGHT, KEY_WORK, KEY_WS, KEY_PRIO,
+	KEY_CPU, KEY_COUNT
+};
+
+static const struct key_def task_keys[KEY_COUNT] = {
+	{ "e", 1, 0, 0 }, { "p", 1, 0, 0 }, { "d", 1, 0, 0 },
+	{ "phase", 0, 0, 0 }, { "weight", 1, 0, 0 },
+	{ "work", 0, work_names, NWORDS(work_names) }, { "ws", 1, 0, 0 },
+	{ "prio", 0, 0, 0 }, { "cpu", 0, 0, 0 },
+};
+
+static int parse_task(struct parser *p, const struct token *tok, int ntok)
+{
+	if (new_name(p, tok, ntok, "task"))
+		return -1;
+	uint32_t val[KEY_COUNT] = { 0 };
+	uint8_t seen[KEY_COUNT] = { 0 };
+	if (parse_keys(p, tok, ntok, 2, task_keys, KEY_COUNT, val, seen))
+		return -1;
 
 	int periodic = seen[KEY_E] || seen[KEY_P] || seen[KEY_D];
 	if (seen[KEY_WEIGHT] && periodic)
@@ -208,45 +272,185 @@ static int parse_task(struct parser *p, const struct token *tok, int ntok)
 				    (int)tok[1].n, tok[1].s, val[KEY_E], val[KEY_D]);
 	}
 
-	struct task_spec *t = &ts->task[ts->ntasks];
-	for (size_t i = 0; i <= TASKSET_NAME_MAX; i++)
-		t->name[i] = i < tok[1].n ? tok[1].s[i] : 0;
-	t->name_hash = name_hash(tok[1].s, tok[1].n);
+	struct task_spec *t = add_named(p, tok);
 	t->e = val[KEY_E];
 	t->p = val[KEY_P];
 	t->d = val[KEY_D];
 	t->phase = val[KEY_PHASE];
 	t->weight = val[KEY_WEIGHT];
-	t->work = work;
+	t->work = (enum task_work)val[KEY_WORK];
 	t->ws = seen[KEY_WS] ? val[KEY_WS] : 4096;
-	t->line = p->line;
-	ts->ntasks++;
+	t->prio = val[KEY_PRIO];
+	t->has_prio = seen[KEY_PRIO];
+	t->cpu = val[KEY_CPU];
+	return 0;
+}
+
+enum server_key {
+	SK_KIND, SK_BUDGET, SK_PERIOD, SK_PRIO, SK_MAX_REPL, SK_TOLL,
+	SK_COALESCE, SK_CPU, SK_COUNT
+};
+
+static const struct key_def server_keys[SK_COUNT] = {
+	{ "kind", 0, kind_names, NWORDS(kind_names) },
+	{ "budget", 1, 0, 0 }, { "period", 1, 0, 0 }, { "prio", 0, 0, 0 },
+	{ "max_repl", 1, 0, 0 }, { "toll_us", 0, 0, 0 },
+	{ "coalesce", 0, coalesce_names, NWORDS(coalesce_names) },
+	{ "cpu", 0, 0, 0 },
+};
+
+static int parse_server(struct parser *p, const struct token *tok, int ntok)
+{
+	if (new_name(p, tok, ntok, "server"))
+		return -1;
+	uint32_t val[SK_COUNT] = { 0 };
+	uint8_t seen[SK_COUNT] = { 0 };
+	if (parse_keys(p, tok, ntok, 2, server_keys, SK_COUNT, val, seen))
+		return -1;
+	int n = (int)tok[1].n;
+	const char *name = tok[1].s;
+	static const enum server_key required[] = { SK_KIND, SK_BUDGET,
+						    SK_PERIOD, SK_PRIO };
+	for (unsigned i = 0; i < NWORDS(required); i++)
+		if (!seen[required[i]])
+			return fail(p, "server '%.*s' has no %s=", n, name,
+				    server_keys[required[i]].name);
+	enum server_kind kind = (enum server_kind)(val[SK_KIND] + 1);
+	if (val[SK_BUDGET] > val[SK_PERIOD])
+		return fail(p, "server '%.*s': budget=%u is greater than "
+			    "period=%u", n, name, val[SK_BUDGET], val[SK_PERIOD]);
+	if (seen[SK_MAX_REPL] && kind == SERVER_POLLING)
+		return fail(p, "server '%.*s': max_repl= is for sporadic and "
+			    "hybrid servers (a polling server posts no "
+			    "replenishments)", n, name);
+	if (val[SK_MAX_REPL] > TASKSET_MAX_REPL_LIMIT)
+		return fail(p, "server '%.*s': max_repl=%u is above %u", n, name,
+			    val[SK_MAX_REPL], TASKSET_MAX_REPL_LIMIT);
+	if (seen[SK_COALESCE] && kind != SERVER_HYBRID)
+		return fail(p, "server '%.*s': coalesce= is for kind=hybrid only",
+			    n, name);
+
+	struct task_spec *t = add_named(p, tok);
+	t->prio = val[SK_PRIO];
+	t->has_prio = 1;
+	t->cpu = val[SK_CPU];
+	struct server_spec *sv = &t->server;
+	sv->kind = kind;
+	sv->budget_us = val[SK_BUDGET];
+	sv->period_us = val[SK_PERIOD];
+	sv->max_repl = kind == SERVER_POLLING ? 0
+		       : seen[SK_MAX_REPL] ? val[SK_MAX_REPL]
+		       : TASKSET_MAX_REPL_DEFAULT;
+	sv->toll_us = val[SK_TOLL];
+	sv->coalesce = (enum server_coalesce)val[SK_COALESCE];
+	return 0;
+}
+
+/* The server named tok, or -1 (where: " above" when it must be declared
+ * before the current line). */
+static int find_server(struct parser *p, const struct token *name,
+		       const char *what, const char *where)
+{
+	int i = taskset_find(p->ts, name->s, name->n);
+	if (i < 0)
+		return fail(p, "%s names '%.*s', which is not declared%s", what,
+			    (int)name->n, name->s, where);
+	if (p->ts->task[i].server.kind == SERVER_NONE)
+		return fail(p, "%s names '%.*s', which is a task, not a server",
+			    what, (int)name->n, name->s);
+	return i;
+}
+
+enum arrival_key { AK_RATE, AK_COST, AK_SEED, AK_COUNT };
+
+static const struct key_def arrival_keys[AK_COUNT] = {
+	{ "rate_hz", 1, 0, 0 }, { "cost_us", 1, 0, 0 }, { "seed", 0, 0, 0 },
+};
+
+static int parse_arrivals(struct parser *p, const struct token *tok, int ntok)
+{
+	if (ntok < 2)
+		return fail(p, "'arrivals' needs a server name");
+	int i = find_server(p, &tok[1], "arrivals", " above");
+	if (i < 0)
+		return -1;
+	struct server_spec *sv = &p->ts->task[i].server;
+	if (sv->rate_hz)
+		return fail(p, "server '%s' has a second 'arrivals' line (the "
+			    "first is line %u)", p->ts->task[i].name,
+			    sv->arrivals_line);
+	uint32_t val[AK_COUNT] = { 0 };
+	uint8_t seen[AK_COUNT] = { 0 };
+	if (parse_keys(p, tok, ntok, 2, arrival_keys, AK_COUNT, val, seen))
+		return -1;
+	for (unsigned k = 0; k < AK_SEED; k++)
+		if (!seen[k])
+			return fail(p, "'arrivals %s' has no %s=",
+				    p->ts->task[i].name, arrival_keys[k].name);
+	sv->rate_hz = val[AK_RATE];
+	sv->cost_us = val[AK_COST];
+	sv->seed = seen[AK_SEED] ? val[AK_SEED] : 1;
+	sv->arrivals_line = p->line;
+	return 0;
+}
+
+enum { ARRIVE_COST, ARRIVE_COUNT };
+
+static const struct key_def arrive_keys[ARRIVE_COUNT] = {
+	{ "cost_us", 1, 0, 0 },
+};
+
+/* The latest event of the same unit as action (arrive or not), or NULL. */
+static const struct taskset_event *last_alike(const struct taskset *ts,
+					      enum taskset_action action)
+{
+	for (unsigned i = ts->nevents; i-- > 0;)
+		if ((ts->event[i].action == TASKSET_ARRIVE) ==
+		    (action == TASKSET_ARRIVE))
+			return &ts->event[i];
 	return 0;
 }
 
 static int parse_event(struct parser *p, const struct token *tok, int ntok)
 {
 	struct taskset *ts = p->ts;
-	if (ntok != 4)
-		return fail(p, "an event is 'at TIME join|leave|block|wake NAME'");
+	int arrive = ntok >= 3 && str_eq_n(tok[2].s, tok[2].n, "arrive");
+	if (arrive && ntok != 5)
+		return fail(p, "an arrival is 'at TIME arrive SERVER cost_us=C'");
+	if (!arrive && ntok != 4)
+		return fail(p, "an event is 'at TIME join|leave|block|wake NAME' "
+			    "or 'at TIME arrive SERVER cost_us=C'");
 	uint32_t t;
 	if (parse_value(p, "at", tok[1].s, tok[1].n, 0, &t))
 		return -1;
 	unsigned a = 0;
-	while (a < 4 && !str_eq_n(tok[2].s, tok[2].n, action_names[a]))
+	while (a < 5 && !str_eq_n(tok[2].s, tok[2].n, action_names[a]))
 		a++;
-	if (a == 4)
-		return fail(p, "unknown event '%.*s' (join, leave, block, wake)",
-			    (int)tok[2].n, tok[2].s);
+	if (a == 5)
+		return fail(p, "unknown event '%.*s' (join, leave, block, wake, "
+			    "arrive)", (int)tok[2].n, tok[2].s);
+	uint32_t val[ARRIVE_COUNT] = { 0 };
+	uint8_t seen[ARRIVE_COUNT] = { 0 };
+	if (arrive) {
+		if (parse_keys(p, tok, ntok, 4, arrive_keys, ARRIVE_COUNT, val,
+			       seen))
+			return -1;
+		if (!seen[ARRIVE_COST])
+			return fail(p, "an arrival needs cost_us=");
+	}
 	if (ts->nevents == ts->max_events)
 		return fail(p, "more than %u events", ts->max_events);
-	if (ts->nevents > 0 && ts->event[ts->nevents - 1].t > t)
-		return fail(p, "event at %u comes after one at %u; list events "
-			    "in time order", t, ts->event[ts->nevents - 1].t);
+	const struct taskset_event *last = last_alike(ts, (enum taskset_action)a);
+	if (last && last->t > t)
+		return fail(p, "%s at %u%s comes after one at %u%s; list %s in "
+			    "time order", arrive ? "arrival" : "event", t,
+			    arrive ? " us" : "", last->t, arrive ? " us" : "",
+			    arrive ? "arrivals" : "events");
 	struct taskset_event *ev = &ts->event[ts->nevents++];
 	ev->t = t;
 	ev->action = (enum taskset_action)a;
 	ev->line = p->line;
+	ev->cost_us = val[ARRIVE_COST];
 	/* The name is resolved once the whole file is read (check_events), so
 	 * an event may name a task declared below it. */
 	ev->task = 0;
@@ -275,39 +479,54 @@ static int tokenize(struct parser *p, const char *s, size_t n,
 	}
 }
 
+/*
+ * Word 3 of line `line` (an event's name): the line is read again, so no
+ * storage is needed for names until the whole file is known.
+ */
+static struct token event_name(struct parser *p, const char *text, size_t len,
+			       unsigned line)
+{
+	const char *s = text;
+	for (unsigned l = 1; l < line; l++) {
+		while (*s != '\n')
+			s++;
+		s++;
+	}
+	size_t n = 0;
+	while (s + n < text + len && s[n] != '\n')
+		n++;
+	struct token tok[MAX_TOKENS];
+	int ntok;
+	p->line = line;
+	tokenize(p, s, n, tok, &ntok);
+	return tok[3];
+}
+
 /* Each task's state through its events must follow the rules of the header. */
 static int check_events(struct parser *p, const char *text, size_t len)
 {
 	struct taskset *ts = p->ts;
 	for (unsigned i = 0; i < ts->nevents; i++) {
 		struct taskset_event *ev = &ts->event[i];
-		/* Re-read the event's line for the name: no extra storage needed. */
-		const char *s = text;
-		unsigned line = 1;
-		while (line < ev->line) {
-			while (*s != '\n')
-				s++;
-			s++;
-			line++;
-		}
-		size_t n = 0;
-		while (s + n < text + len && s[n] != '\n')
-			n++;
-		struct token tok[MAX_TOKENS];
-		int ntok;
-		p->line = ev->line;
-		tokenize(p, s, n, tok, &ntok);
-		int idx = taskset_find(ts, tok[3].s, tok[3].n);
-		if (idx < 0)
+		struct token name = event_name(p, text, len, ev->line);
+		int idx;
+		if (ev->action == TASKSET_ARRIVE) {
+			if ((idx = find_server(p, &name, "arrive", "")) < 0)
+				return -1;
+		} else if ((idx = taskset_find(ts, name.s, name.n)) < 0) {
 			return fail(p, "event names task '%.*s', which is not declared",
-				    (int)tok[3].n, tok[3].s);
+				    (int)name.n, name.s);
+		} else if (ts->task[idx].server.kind != SERVER_NONE) {
+			return fail(p, "'%s' is a server: servers take only "
+				    "'arrive' events", ts->task[idx].name);
+		}
 		ev->task = (unsigned)idx;
 	}
 	for (unsigned k = 0; k < ts->ntasks; k++) {
 		enum { PRESENT, GONE, BLOCKED } state = PRESENT;
 		for (unsigned i = 0; i < ts->nevents; i++) {
 			const struct taskset_event *ev = &ts->event[i];
-			if (ev->task != k)
+			if (ev->task != k || ev->action == TASKSET_ARRIVE)
 				continue;
 			p->line = ev->line;
 			static const char *const state_name[] = {
@@ -362,11 +581,16 @@ int taskset_parse(struct taskset *ts, const char *file, const char *text,
 		if (rc == 0 && ntok > 0) {
 			if (str_eq_n(tok[0].s, tok[0].n, "task"))
 				rc = parse_task(&p, tok, ntok);
+			else if (str_eq_n(tok[0].s, tok[0].n, "server"))
+				rc = parse_server(&p, tok, ntok);
+			else if (str_eq_n(tok[0].s, tok[0].n, "arrivals"))
+				rc = parse_arrivals(&p, tok, ntok);
 			else if (str_eq_n(tok[0].s, tok[0].n, "at"))
 				rc = parse_event(&p, tok, ntok);
 			else
 				rc = fail(&p, "unknown declaration '%.*s' (expected "
-					  "'task' or 'at')", (int)tok[0].n, tok[0].s);
+					  "'task', 'server', 'arrivals' or 'at')",
+					  (int)tok[0].n, tok[0].s);
 		}
 		pos = end + 1;
 	}
@@ -381,6 +605,14 @@ int taskset_parse(struct taskset *ts, const char *file, const char *text,
 		ts->nevents = 0;
 	}
 	return rc;
+}
+
+int taskset_first_server(const struct taskset *ts)
+{
+	for (unsigned i = 0; i < ts->ntasks; i++)
+		if (ts->task[i].server.kind != SERVER_NONE)
+			return (int)i;
+	return -1;
 }
 
 void task_spec_weight(const struct task_spec *t, uint64_t *num, uint64_t *den)

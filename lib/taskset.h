@@ -29,6 +29,47 @@ enum task_work {
 	TASK_WORK_COUNT
 };
 
+/*
+ * Aperiodic servers (FORMATS.md section 7), scheduled by `pfp`:
+ *     server NAME kind=sporadic|polling|hybrid budget=B period=P prio=K
+ *            [max_repl=R] [toll_us=X] [coalesce=immediate|gradual] [cpu=C]
+ *     arrivals SERVER rate_hz=R cost_us=C [seed=S]
+ *     at TIME arrive SERVER cost_us=C
+ * Server times are microseconds, and so is the TIME of an `arrive` event
+ * (the other `at` events count quanta). A server is an entry of task[]
+ * (kind != SERVER_NONE), so schedules, statistics and trace records name it
+ * by its index like any task. max_repl applies to sporadic and hybrid
+ * servers (default TASKSET_MAX_REPL_DEFAULT), coalesce= to hybrid ones
+ * (default immediate). An `arrivals` line comes after its server's line,
+ * one per server.
+ */
+enum server_kind {
+	SERVER_NONE,        /* a `task` line */
+	SERVER_SPORADIC,
+	SERVER_POLLING,
+	SERVER_HYBRID,
+};
+
+enum server_coalesce {
+	COALESCE_IMMEDIATE,
+	COALESCE_GRADUAL,
+};
+
+/* The sporadic-server paper's experiment (Sec. 3) uses max_repl = 100. */
+#define TASKSET_MAX_REPL_DEFAULT 100
+#define TASKSET_MAX_REPL_LIMIT 4096
+
+struct server_spec {
+	enum server_kind kind;
+	uint32_t budget_us, period_us;
+	uint32_t max_repl;
+	uint32_t toll_us;
+	enum server_coalesce coalesce;
+	/* From its `arrivals` line; rate_hz = 0 when it has none. */
+	uint32_t rate_hz, cost_us, seed;
+	unsigned arrivals_line;
+};
+
 struct task_spec {
 	char name[TASKSET_NAME_MAX + 1];
 	/* In quanta. A task given only weight= has e = p = d = 0. */
@@ -39,6 +80,11 @@ struct task_spec {
 	uint32_t ws;        /* working-set bytes */
 	unsigned line;      /* where it was declared, for later messages */
 	uint32_t name_hash;
+	/* Fixed priority (smaller is higher) and CPU, for `pfp`; a server
+	 * always has a prio, a task only when it was given. cpu defaults to 0. */
+	uint32_t prio, cpu;
+	uint8_t has_prio;
+	struct server_spec server;
 };
 
 /*
@@ -47,19 +93,25 @@ struct task_spec {
  * TIME in quanta (below 2^31). A declared task is present from its phase;
  * leave removes it, join brings back one that left, block suspends a present
  * task and wake resumes a blocked one. Events are listed in time order.
+ *
+ * `at TIME arrive SERVER cost_us=C` (section 7) is an aperiodic job for a
+ * server, TIME in microseconds: arrivals are in time order among
+ * themselves, the other events among themselves (their units differ).
  */
 enum taskset_action {
 	TASKSET_JOIN,
 	TASKSET_LEAVE,
 	TASKSET_BLOCK,
 	TASKSET_WAKE,
+	TASKSET_ARRIVE,
 };
 
 struct taskset_event {
-	uint32_t t;
+	uint32_t t;         /* quanta; microseconds for TASKSET_ARRIVE */
 	enum taskset_action action;
 	unsigned task;      /* index into task[] */
 	unsigned line;
+	uint32_t cost_us;   /* TASKSET_ARRIVE only */
 };
 
 /* The caller provides the storage: no allocation, so the kernel can use it. */
@@ -78,9 +130,15 @@ struct taskset {
 int taskset_parse(struct taskset *ts, const char *file, const char *text,
 		  size_t len, char *err, size_t errlen);
 
-/* The name of an action or work kind, as written in the file. */
+/* The name of an action, work kind, server kind or coalescing mode, as
+ * written in the file. */
 const char *taskset_action_name(enum taskset_action a);
 const char *taskset_work_name(enum task_work w);
+const char *taskset_server_kind_name(enum server_kind k);
+const char *taskset_coalesce_name(enum server_coalesce c);
+
+/* The first server of the set (its index), or -1 when it has none. */
+int taskset_first_server(const struct taskset *ts);
 
 /*
  * The task's weight as an exact fraction num/den: e/p for a periodic task,

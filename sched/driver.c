@@ -35,9 +35,18 @@ int sched_driver_create(struct sched_driver *d,
 	d->env.alloc = env_alloc;
 	d->env.resched = env_resched;
 	d->env.ctx = d;
+	d->env.note = 0;
 	d->err.msg[0] = 0;
 	d->err_line = 0;
 	d->npending = 0;
+	if (plugin->event_us) {
+		fmt_snprintf(d->err.msg, sizeof d->err.msg,
+			     "%s is event-driven (microseconds), not driven by "
+			     "quantum boundaries", plugin->name);
+		return -1;
+	}
+	if (sched_check_servers(plugin, cfg->tasks, &d->err))
+		return -1;
 	d->chose_in = alloc(alloc_ctx, cfg->cpus * sizeof *d->chose_in);
 	d->pending = alloc(alloc_ctx, cfg->cpus * sizeof *d->pending);
 	if (!d->chose_in || !d->pending) {
@@ -70,6 +79,11 @@ static int apply_events(struct sched_driver *d, uint64_t t)
 		case TASKSET_WAKE:
 			if ((ok = p->wake != 0))
 				p->wake(d->s, ev->task, ev->t);
+			break;
+		case TASKSET_ARRIVE:
+			/* Only servers take arrivals, and sched_driver_create
+			 * refused servers already. */
+			ok = 0;
 			break;
 		}
 		if (!ok) {

@@ -1,6 +1,7 @@
 /* sched/registry.c: the table of plugins, looked up by name. */
 #include "sched.h"
 
+#include "../lib/fmt.h"
 #include "../lib/str.h"
 
 /* Each plugin adds its extern declaration and its entry below. */
@@ -9,6 +10,8 @@ extern const struct sched_plugin spd2;
 extern const struct sched_plugin gdq_plugin;
 extern const struct sched_plugin gedf;
 extern const struct sched_plugin pedf;
+extern const struct sched_plugin ngedf;
+extern const struct sched_plugin pfp_plugin;
 
 const struct sched_plugin *const sched_plugins[] = {
 	&pd2,
@@ -16,6 +19,8 @@ const struct sched_plugin *const sched_plugins[] = {
 	&gdq_plugin,
 	&gedf,
 	&pedf,
+	&ngedf,
+	&pfp_plugin,
 	0,
 };
 
@@ -46,4 +51,16 @@ uint64_t sched_param_get(const struct sched_config *cfg, const char *name,
 		if (str_eq(cfg->params[i].name, name))
 			return cfg->params[i].value;
 	return def;
+}
+
+int sched_check_servers(const struct sched_plugin *p, const struct taskset *ts,
+			struct sched_error *err)
+{
+	int i = taskset_first_server(ts);
+	if (i < 0 || p->arrive)
+		return 0;
+	fmt_snprintf(err->msg, sizeof err->msg,
+		     "server %s (line %u): %s schedules no servers (pfp does)",
+		     ts->task[i].name, ts->task[i].line, p->name);
+	return -1;
 }

@@ -7,6 +7,7 @@
 
 #include <stdint.h>
 
+#include "pfp/window.h"
 #include "sched.h"
 
 typedef void (*sched_print_fn)(void *ctx, const char *text);
@@ -21,6 +22,61 @@ uint64_t sched_report_summary(sched_print_fn out, void *ctx,
 			  const struct sched_plugin *plugin, void *s,
 			  const struct taskset *ts, unsigned cpus, uint64_t slots,
 			  int staggered);
+
+/* Event-driven schedules (docs/schedulers-event-driven.md): a CPU ran a
+ * task over [from, to). */
+struct sched_segment {
+	unsigned cpu;
+	uint64_t from, to;         /* [from, to) microseconds */
+	int task;
+	int background;            /* a server at background priority */
+	uint64_t overhead_us;      /* its start was a context switch */
+};
+
+/*
+ * What the driver of an event-driven plugin measured itself, per task-set
+ * entry: the simulator from its machine (evsim.h), the kernel from its
+ * trace.
+ */
+struct sched_measure {
+	uint64_t self_us;          /* work done: time run minus switching */
+	uint64_t queued;           /* servers: jobs still queued at the end */
+	uint64_t *resp;            /* servers: response times, sorted */
+	uint64_t nresp;
+	struct sched_span *spans;  /* servers: foreground spans, in order */
+	uint64_t nspans;
+	int top;                   /* servers: no other task or server of its
+				      CPU has a priority as high */
+	struct sched_window window;
+};
+
+void sched_report_segment(sched_print_fn out, void *ctx,
+			  const struct taskset *ts,
+			  const struct sched_segment *seg);
+
+/* A server's budget event (sched_env.note) as a JSON line. */
+void sched_report_note(sched_print_fn out, void *ctx, const struct taskset *ts,
+		       const struct sched_note *n);
+
+/* A job's arrival (arg: cost) or completion (arg: a server job's response
+ * time) as a JSON line. */
+void sched_report_job(sched_print_fn out, void *ctx, const struct taskset *ts,
+		      int done, uint64_t at, unsigned task, uint64_t job,
+		      uint64_t arg);
+
+struct sched_run_us {
+	unsigned cpus;
+	uint64_t time_us, quantum_us, cxs_us;
+};
+
+/* The summary of an event-driven run: the plugin's statistics and, per
+ * entry, what measure(ctx, task) gives. Returns the misses it reported
+ * and sets *window_bad to the servers whose sliding-window check failed. */
+uint64_t sched_report_summary_us(
+	sched_print_fn out, void *ctx, const struct sched_plugin *plugin,
+	void *s, const struct taskset *ts, const struct sched_run_us *run,
+	const struct sched_measure *(*measure)(const void *mctx, unsigned task),
+	const void *mctx, unsigned *window_bad);
 
 /* num/den with six decimals ("0.500000"), or an integer when exact. */
 void sched_report_fraction(char *buf, unsigned size, uint64_t num, uint64_t den);

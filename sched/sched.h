@@ -18,6 +18,10 @@
  * Locking the kernel must provide: calls into one plugin instance are
  * serialised by the caller, and schedule() calls come in boundary order
  * (see `ordered` below).
+ *
+ * Event-driven plugins (event_us set: `pfp`) instead count time in
+ * microseconds and are called at events, not at quantum boundaries: see
+ * "Event-driven plugins" below and docs/schedulers-event-driven.md.
  */
 #ifndef SCHED_SCHED_H
 #define SCHED_SCHED_H
@@ -29,9 +33,33 @@
 
 #define SCHED_IDLE (-1)
 #define SCHED_ERROR_MAX 200
+/* next_call(): nothing is due on this CPU. */
+#define SCHED_NEVER UINT64_MAX
+/* The quantum the kernel uses by default (its quantum_us= word). */
+#define SCHED_QUANTUM_US_DEFAULT 1000
 
 struct sched_error {
 	char msg[SCHED_ERROR_MAX];
+};
+
+/* Budget events of a server (sched_env.note), in microseconds. */
+enum sched_note_kind {
+	SCHED_NOTE_EXHAUSTED,    /* its budget ran out while it had work */
+	SCHED_NOTE_REPLENISHED,  /* amount came back (a replenishment, or a
+				    polling server's period) */
+	SCHED_NOTE_POSTED,       /* a replenishment of amount is due at due */
+	SCHED_NOTE_TOLL,         /* charged amount for preempting a task */
+	SCHED_NOTE_COALESCED,    /* a hybrid merged replenishments; amount =
+				    how many are pending now */
+};
+
+struct sched_note {
+	enum sched_note_kind kind;
+	unsigned task;           /* the server's index in the task set */
+	unsigned cpu;
+	uint64_t at;             /* when it happened */
+	uint64_t amount;
+	uint64_t due;            /* SCHED_NOTE_POSTED only */
 };
 
 /* What the driver gives a plugin. */
@@ -45,6 +73,11 @@ struct sched_env {
 	 */
 	void (*resched)(void *ctx, unsigned cpu);
 	void *ctx;
+	/*
+	 * Optional (NULL: nobody listens): what an event-driven plugin did to
+	 * a server's budget, for traces and the simulator's output.
+	 */
+	void (*note)(void *ctx, const struct sched_note *n);
 };
 
 /* Plugin parameters: name=value words (e.g. "gdq_T=20 gdq_delta=4"). */
@@ -66,6 +99,10 @@ struct sched_config {
 	 * The kernel leaves it 0 so its timer interrupt does not pay for it.
 	 */
 	int simulation;
+	/* Event-driven plugins: the length of a quantum in microseconds, by
+	 * which a task's e, p, d and phase are multiplied; 0 means
+	 * SCHED_QUANTUM_US_DEFAULT. */
+	uint64_t quantum_us;
 };
 
 /* Per-task accounting, kept by the plugin. */
@@ -76,6 +113,24 @@ struct sched_task_stats {
 	/* Largest tardiness, as max_tardiness_num / tardiness_den quanta. */
 	uint64_t max_tardiness_num;
 	uint64_t tardiness_den;   /* 1, or M under staggering */
+	/* Event-driven plugins: tardiness is in microseconds (den 1), quanta
+	 * stays 0 and run_us counts the microseconds the task was chosen. */
+	uint64_t run_us;
+};
+
+/* Per-server accounting of an event-driven plugin, in microseconds. */
+struct sched_server_stats {
+	uint64_t arrivals;        /* aperiodic jobs that arrived */
+	uint64_t jobs;            /* ... and completed */
+	uint64_t demand_us;       /* their costs, as arrive() gave them */
+	uint64_t consumed_us;     /* budget used: foreground time plus tolls */
+	uint64_t background_us;   /* chosen at background priority */
+	uint64_t tolls, toll_us;  /* preemptions charged, and what they cost */
+	uint64_t exhaustions;     /* budget ran out with work pending */
+	uint64_t replenishments;
+	uint64_t coalesces;       /* hybrid: overloads that merged
+				     replenishments */
+	uint64_t max_pending;     /* most replenishments pending at once */
 };
 
 /*
@@ -133,6 +188,39 @@ struct sched_plugin {
 	void (*stats)(void *s, unsigned task, struct sched_task_stats *out);
 	/* Optional: plugin-specific summary fields. */
 	void (*summary)(void *s, sched_put_fn put, void *ctx);
+
+	/*
+	 * Event-driven plugins (docs/schedulers-event-driven.md). With
+	 * event_us set, every time argument above -- schedule()'s t,
+	 * complete()'s t -- and below is in microseconds since the run began,
+	 * and calls carry non-decreasing times across all CPUs. The driver:
+	 *   - calls schedule(cpu, now) for every CPU at time 0, at the time
+	 *     next_call(cpu) names, and after a resched(cpu) request; any
+	 *     other call returns the same answer unless something changed;
+	 *     from one answer to the next, the CPU runs the task it was told;
+	 *   - reports with complete(task, now) that the task's job ended (a
+	 *     server's: the aperiodic job at the head of its queue); the
+	 *     simulator knows it from the job's cost, the kernel from the
+	 *     thread;
+	 *   - delivers aperiodic jobs with arrive();
+	 *   - at one instant, delivers completions first, then arrivals, then
+	 *     calls schedule() for the CPUs that need it.
+	 * The plugin calls env->resched(cpu) for every CPU whose answer or
+	 * next_call() a call may have changed (its own included).
+	 */
+	int event_us;
+	/* When CPU cpu must next call schedule() (a release, a budget running
+	 * out, a replenishment), as a time after the latest call; or
+	 * SCHED_NEVER. Read after every schedule(cpu). */
+	uint64_t (*next_call)(void *s, unsigned cpu);
+	/* An aperiodic job of cost_us for server `server` (a task[] index
+	 * whose server.kind is set). NULL: the plugin takes no servers. */
+	void (*arrive)(void *s, unsigned server, uint64_t now, uint32_t cost_us);
+	/* Whether CPU cpu's latest answer is a server running at background
+	 * priority (out of budget; its time is not charged). */
+	int (*background)(void *s, unsigned cpu);
+	void (*server_stats)(void *s, unsigned server,
+			     struct sched_server_stats *out);
 };
 
 /* The plugins that exist, by name (sched/registry.c). */
@@ -143,6 +231,11 @@ extern const unsigned sched_nplugins;
 /* Whether plugin p lists parameter name (n bytes, not terminated). */
 int sched_takes_param(const struct sched_plugin *p, const char *name,
 		      size_t n);
+
+/* 0 when plugin p can take every entry of ts; -1 with a message naming the
+ * first server when ts has servers and p takes none. */
+int sched_check_servers(const struct sched_plugin *p, const struct taskset *ts,
+			struct sched_error *err);
 
 /* A parameter's value from cfg, or def when absent. */
 uint64_t sched_param_get(const struct sched_config *cfg, const char *name,

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Boots an ISO in QEMU with the serial console on the terminal; exits 0 iff
-# the kernel reported a pass through isa-debug-exit.
+# Boots an ISO in QEMU with the serial console on the terminal (and in
+# build/run/console.log); exits 0 iff the kernel reported a pass through
+# isa-debug-exit. A trace dump (trace=events) is decoded into build/run/trace.
 #   SMP=4 MACHINE=pc ACCEL=tcg FIRMWARE=bios scripts/run-qemu.sh ISO [qemu args]
 set -uo pipefail
 iso=$1
@@ -22,8 +23,18 @@ if [[ ${FIRMWARE:-bios} == uefi ]]; then
 elif [[ ${FIRMWARE:-bios} != bios ]]; then
 	echo "run-qemu: FIRMWARE must be bios or uefi" >&2; exit 2
 fi
-qemu-system-x86_64 "${args[@]}" "$@" </dev/null
-status=$?
+root=$(cd "$(dirname "$0")/.." && pwd)
+log=$root/build/run/console.log
+rm -rf "$root/build/run/trace"
+mkdir -p "$root/build/run"
+qemu-system-x86_64 "${args[@]}" "$@" </dev/null | tee "$log"
+status=${PIPESTATUS[0]}
+if grep -q 'TRACE-BEGIN' "$log"; then
+	"$root/tools/rtk-trace" decode "$log" --out "$root/build/run/trace" &&
+		echo "run-qemu: trace pictures in build/run/trace/ (gantt.png," \
+		     "gantt.svg, overhead_hist.png, overhead_cdf.png), tables in" \
+		     "build/run/trace/report.md"
+fi
 # kernel/exit.c writes EXIT_QEMU_PASS (0x10) for a pass; QEMU exits with
 # (value << 1) | 1 = 33. Anything else -- a fail, a crash, a reset -- fails.
 if [[ $status == 33 ]]; then

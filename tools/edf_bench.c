@@ -62,7 +62,8 @@ static void utilisations(double *u, unsigned n, double total)
 static uint64_t run_once(const struct sched_config *cfg, uint64_t slots,
 			 struct edf_op_stats *ops)
 {
-	struct sched_env env = { bench_alloc, bench_no_resched, NULL };
+	struct sched_env env = { .alloc = bench_alloc,
+				 .resched = bench_no_resched };
 	struct sched_error err = { { 0 } };
 	const struct sched_plugin *gedf = sched_find("gedf");
 	void *s = gedf->create(cfg, &env, &err);

@@ -66,7 +66,8 @@ int main(int argc, char **argv)
 	};
 	struct sched_config cfg = { .cpus = p, .tasks = &ts, .params = params,
 				    .nparams = 3, .seed = 1 };
-	struct sched_env env = { bench_alloc, bench_no_resched, NULL };
+	struct sched_env env = { .alloc = bench_alloc,
+				 .resched = bench_no_resched };
 	struct sched_error err = { { 0 } };
 	void *s = gdq_plugin.create(&cfg, &env, &err);
 	if (!s) {

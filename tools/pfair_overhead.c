@@ -75,7 +75,8 @@ static void make_set(struct taskset *ts, unsigned n, unsigned m, double *raw)
 static void *create(const struct sched_plugin *pl, struct taskset *ts,
 		    unsigned m, int staggered)
 {
-	struct sched_env env = { bench_alloc, bench_no_resched, NULL };
+	struct sched_env env = { .alloc = bench_alloc,
+				 .resched = bench_no_resched };
 	struct sched_config cfg = { .cpus = m, .staggered = staggered,
 				    .tasks = ts };
 	struct sched_error err;

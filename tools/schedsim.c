@@ -5,7 +5,13 @@
  *
  *   schedsim --sched NAME --cpus M --slots T [--seed S]
  *            [--ticks aligned|staggered] [--param NAME=VALUE]...
- *            [--summary-only] FILE.tasks
+ *            [--quantum-us Q] [--cxs-us C] [--summary-only] FILE.tasks
+ *
+ * An event-driven scheduler (pfp) runs for T quanta of Q microseconds on
+ * the simulated machine of sched/evsim.h, C microseconds per context
+ * switch, and prints segments and events in microseconds
+ * (docs/schedulers-event-driven.md); it exits 3 when a server broke its
+ * sliding-window bound.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -15,6 +21,7 @@
 #include "../lib/parse_num.h"
 #include "../lib/taskset.h"
 #include "../sched/driver.h"
+#include "../sched/evsim.h"
 #include "../sched/report.h"
 #include "../sched/sched.h"
 #include "taskset_file.h"
@@ -37,7 +44,8 @@ static void usage(void)
 	fprintf(stderr,
 		"usage: schedsim --sched NAME --cpus M --slots T [--seed S]\n"
 		"                [--ticks aligned|staggered] [--param NAME=VALUE]...\n"
-		"                [--summary-only] FILE.tasks\n"
+		"                [--quantum-us Q] [--cxs-us C] [--summary-only]\n"
+		"                FILE.tasks\n"
 		"schedulers:");
 	for (unsigned i = 0; i < sched_nplugins; i++)
 		fprintf(stderr, " %s", sched_plugins[i]->name);
@@ -106,10 +114,80 @@ static void print_text(void *ctx, const char *text)
 	fputs(text, stdout);
 }
 
+static void print_segment(void *ctx, const struct sched_segment *seg)
+{
+	sched_report_segment(print_text, NULL, ctx, seg);
+}
+
+static void print_job(void *ctx, const struct sched_evsim_event *ev)
+{
+	sched_report_job(print_text, NULL, ctx, ev->kind == SCHED_EVSIM_DONE,
+			 ev->at, ev->task, ev->job, ev->arg);
+}
+
+static void print_note(void *ctx, const struct sched_note *n)
+{
+	sched_report_note(print_text, NULL, ctx, n);
+}
+
+static const struct sched_measure *measure(const void *m, unsigned task)
+{
+	return sched_evsim_measure(m, task);
+}
+
+/* An event-driven plugin over slots * quantum_us microseconds. */
+static int run_events(const char *file, const struct sched_plugin *plugin,
+		      const struct sched_config *cfg, uint64_t slots,
+		      uint64_t cxs_us, int summary_only)
+{
+	const struct taskset *ts = cfg->tasks;
+	struct sched_evsim_out out = { 0 };
+	if (!summary_only)
+		out = (struct sched_evsim_out){ print_segment, print_job,
+						print_note, (void *)ts };
+	struct sched_error err = { { 0 } };
+	unsigned line;
+	uint64_t until = slots * cfg->quantum_us;
+	struct sched_evsim *m = sched_evsim_create(plugin, cfg, until, cxs_us,
+						   env_alloc, NULL, &out, &err,
+						   &line);
+	if (!m) {
+		if (line)
+			fprintf(stderr, "%s:%u: %s\n", file, line, err.msg);
+		else
+			fprintf(stderr, "%s: %s\n", file, err.msg);
+		return 1;
+	}
+	if (sched_evsim_run(m, &err)) {
+		fprintf(stderr, "schedsim: %s\n", err.msg);
+		return 1;
+	}
+	struct sched_run_us run = { cfg->cpus, until, cfg->quantum_us, cxs_us };
+	unsigned bad;
+	sched_report_summary_us(print_text, NULL, plugin,
+				sched_evsim_plugin_state(m), ts, &run, measure,
+				m, &bad);
+	if (!bad)
+		return 0;
+	for (unsigned i = 0; i < ts->ntasks; i++) {
+		const struct sched_measure *x = sched_evsim_measure(m, i);
+		if (ts->task[i].server.kind && x->top &&
+		    x->window.max_us > ts->task[i].server.budget_us)
+			fprintf(stderr, "schedsim: server %s ran %llu us in the "
+				"window from %llu us, over its budget of %u us\n",
+				ts->task[i].name,
+				(unsigned long long)x->window.max_us,
+				(unsigned long long)x->window.from_us,
+				ts->task[i].server.budget_us);
+	}
+	return 3;
+}
+
 int main(int argc, char **argv)
 {
 	const char *sched_name = NULL, *file = NULL, *ticks = NULL;
 	uint64_t cpus = 0, slots = 0, seed = 1;
+	uint64_t quantum_us = SCHED_QUANTUM_US_DEFAULT, cxs_us = 0;
 	int have_slots = 0, summary_only = 0;
 	struct sched_param params[MAX_PARAMS];
 	unsigned nparams = 0;
@@ -126,6 +204,10 @@ int main(int argc, char **argv)
 			have_slots = 1;
 		} else if (!strcmp(a, "--seed") && has_val)
 			seed = number_arg(a, argv[++i], 0, UINT64_MAX);
+		else if (!strcmp(a, "--quantum-us") && has_val)
+			quantum_us = number_arg(a, argv[++i], 1, 1000000);
+		else if (!strcmp(a, "--cxs-us") && has_val)
+			cxs_us = number_arg(a, argv[++i], 0, 1000000);
 		else if (!strcmp(a, "--ticks") && has_val)
 			ticks = argv[++i];
 		else if (!strcmp(a, "--summary-only"))
@@ -196,7 +278,16 @@ int main(int argc, char **argv)
 		.nparams = nparams,
 		.seed = seed,
 		.simulation = 1,
+		.quantum_us = quantum_us,
 	};
+	if (plugin->event_us) {
+		int rc = run_events(file, plugin, &cfg, slots, cxs_us,
+				    summary_only);
+		free_plugin_memory();
+		free(choice);
+		taskset_file_free(&ts);
+		return rc;
+	}
 	struct sched_driver drv;
 	if (sched_driver_create(&drv, plugin, &cfg, env_alloc, NULL,
 				record_choice, choice)) {

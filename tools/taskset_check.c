@@ -1,6 +1,7 @@
 /*
  * tools/taskset_check: parses task-set files with the same lib/ parser the
- * kernel uses; prints each task (and event) as a JSON line, or the error.
+ * kernel uses; prints each task, server, event and arrival as a JSON line,
+ * or the error.
  *
  *   taskset_check FILE.tasks...
  */
@@ -9,21 +10,52 @@
 #include "../lib/taskset.h"
 #include "taskset_file.h"
 
+static void print_server(const struct task_spec *t)
+{
+	const struct server_spec *sv = &t->server;
+	printf("{\"server\": \"%s\", \"kind\": \"%s\", \"budget_us\": %u, "
+	       "\"period_us\": %u, \"prio\": %u, \"cpu\": %u, \"max_repl\": %u, "
+	       "\"toll_us\": %u", t->name, taskset_server_kind_name(sv->kind),
+	       sv->budget_us, sv->period_us, t->prio, t->cpu, sv->max_repl,
+	       sv->toll_us);
+	if (sv->kind == SERVER_HYBRID)
+		printf(", \"coalesce\": \"%s\"", taskset_coalesce_name(sv->coalesce));
+	if (sv->rate_hz)
+		printf(", \"arrivals\": {\"rate_hz\": %u, \"cost_us\": %u, "
+		       "\"seed\": %u}", sv->rate_hz, sv->cost_us, sv->seed);
+	printf("}\n");
+}
+
 static int check(const char *path)
 {
 	struct taskset ts;
 	int rc = taskset_file_load(path, &ts);
 	for (unsigned i = 0; i < ts.ntasks; i++) {
 		const struct task_spec *t = &ts.task[i];
+		if (t->server.kind != SERVER_NONE) {
+			print_server(t);
+			continue;
+		}
 		printf("{\"task\": \"%s\", \"e\": %u, \"p\": %u, \"d\": %u, "
-		       "\"phase\": %u, \"weight\": %u, \"work\": \"%s\", \"ws\": %u}\n",
+		       "\"phase\": %u, \"weight\": %u, \"work\": \"%s\", \"ws\": %u",
 		       t->name, t->e, t->p, t->d, t->phase, t->weight,
 		       taskset_work_name(t->work), t->ws);
+		if (t->has_prio)
+			printf(", \"prio\": %u", t->prio);
+		if (t->cpu)
+			printf(", \"cpu\": %u", t->cpu);
+		printf("}\n");
 	}
-	for (unsigned i = 0; i < ts.nevents; i++)
-		printf("{\"at\": %u, \"event\": \"%s\", \"task\": \"%s\"}\n",
-		       ts.event[i].t, taskset_action_name(ts.event[i].action),
-		       ts.task[ts.event[i].task].name);
+	for (unsigned i = 0; i < ts.nevents; i++) {
+		const struct taskset_event *ev = &ts.event[i];
+		if (ev->action == TASKSET_ARRIVE)
+			printf("{\"at_us\": %u, \"arrive\": \"%s\", \"cost_us\": "
+			       "%u}\n", ev->t, ts.task[ev->task].name, ev->cost_us);
+		else
+			printf("{\"at\": %u, \"event\": \"%s\", \"task\": \"%s\"}\n",
+			       ev->t, taskset_action_name(ev->action),
+			       ts.task[ev->task].name);
+	}
 	taskset_file_free(&ts);
 	return rc;
 }

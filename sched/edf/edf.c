@@ -4,39 +4,20 @@
 #include <stddef.h>
 
 #include "../../lib/fmt.h"
-#include "../../lib/heap.h"
+#include "jobs.h"
 #include "rq.h"
-
-struct edf_task {
-	uint64_t next_release;       /* of the job after the current one */
-	uint64_t deadline;           /* of the current job, while rem > 0 */
-	uint64_t charged;            /* 1 + the last slot charged */
-	uint64_t blocked_at;
-	uint32_t e, p, d;
-	uint32_t rem;                /* quanta the current job still needs */
-	unsigned cpu;                /* queue it is on or last ran on */
-	uint8_t present, blocked;
-	uint8_t waiting;             /* in the release queue */
-	struct heap_node wnode;
-	unsigned id;
-	struct sched_task_stats st;
-};
 
 struct edf {
 	unsigned cpus, ntasks;
 	int global;
 	const struct taskset *ts;
 	struct sched_env env;
-	struct edf_task *task;
-	uint64_t *key;               /* per task: deadline << TASK_BITS | task */
+	struct edf_jobs jobs;
+	struct edf_job_task *task;   /* jobs.task */
 	int *pos;                    /* per task: place in its queue, or -1 */
 	struct edf_rq *rq;           /* per CPU */
 	struct edf_push push;
 	int *answer;                 /* per CPU: what it was last told to run */
-	/* Tasks between jobs -- present, not blocked, nothing left to run --
-	 * by next release (ties by index): the releases due at a boundary
-	 * cost O(log N) each instead of a scan of every task. */
-	struct heap waiting;
 	uint64_t now;                /* the boundary processed last */
 	int started;
 	uint64_t (*clock)(void);
@@ -108,7 +89,7 @@ static void push(struct edf *s, unsigned cpu)
 		if (task < 0)
 			return;
 		uint64_t start = clock_now(s);
-		int dst = edf_push_find(&s->push, s->key[task]);
+		int dst = edf_push_find(&s->push, s->jobs.key[task]);
 		timed(s, EDF_OP_PUSH_FIND, start);
 		if (dst < 0)
 			return;
@@ -166,43 +147,9 @@ static void depart(struct edf *s, unsigned task)
 		pull(s, cpu);
 }
 
-static struct edf_task *waiting_task(const struct heap_node *n)
-{
-	return (struct edf_task *)((const char *)n -
-				   offsetof(struct edf_task, wnode));
-}
-
-static bool releases_before(const struct heap_node *a,
-			    const struct heap_node *b)
-{
-	const struct edf_task *x = waiting_task(a), *y = waiting_task(b);
-	return x->next_release < y->next_release ||
-	       (x->next_release == y->next_release && x->id < y->id);
-}
-
-/* Puts task i in the release queue exactly when it is between jobs, keyed
- * by its current next_release. Called after every change of its state. */
-static void update_waiting(struct edf *s, unsigned i)
-{
-	struct edf_task *tk = &s->task[i];
-	if (tk->waiting) {
-		heap_delete(&s->waiting, &tk->wnode);
-		tk->waiting = 0;
-	}
-	if (tk->present && !tk->blocked && tk->rem == 0) {
-		heap_insert(&s->waiting, &tk->wnode);
-		tk->waiting = 1;
-	}
-}
-
 static void release(struct edf *s, unsigned i, uint64_t r)
 {
-	struct edf_task *tk = &s->task[i];
-	tk->deadline = r + tk->d;
-	tk->rem = tk->e;
-	tk->next_release = r + tk->p;
-	s->key[i] = tk->deadline << EDF_TASK_BITS | i;
-	update_waiting(s, i);
+	edf_jobs_start(&s->jobs, i, r);
 	arrive(s, i);
 }
 
@@ -210,26 +157,15 @@ static void release(struct edf *s, unsigned i, uint64_t r)
  * current one, and comes here again when that completes. */
 static void release_due(struct edf *s, uint64_t b)
 {
-	struct heap_node *n;
-	while ((n = heap_peek(&s->waiting)) &&
-	       waiting_task(n)->next_release <= b) {
-		struct edf_task *tk = waiting_task(n);
-		release(s, tk->id, tk->next_release);
-	}
+	int i;
+	while ((i = edf_jobs_due(&s->jobs, b)) >= 0)
+		release(s, (unsigned)i, s->task[i].next_release);
 }
 
 static void finish(struct edf *s, unsigned i, uint64_t c)
 {
-	struct edf_task *tk = &s->task[i];
-	tk->st.jobs++;
-	if (c > tk->deadline) {
-		tk->st.misses++;
-		if (c - tk->deadline > tk->st.max_tardiness_num)
-			tk->st.max_tardiness_num = c - tk->deadline;
-	}
-	tk->rem = 0;
+	edf_jobs_finish(&s->jobs, i, c);
 	depart(s, i);
-	update_waiting(s, i);
 	for (unsigned k = 0; k < s->cpus; k++)
 		if (s->answer[k] == (int)i)
 			s->answer[k] = SCHED_IDLE;
@@ -277,7 +213,7 @@ static void advance(struct edf *s, uint64_t t)
 			int i = s->answer[k];
 			if (i == SCHED_IDLE)
 				continue;
-			struct edf_task *tk = &s->task[i];
+			struct edf_job_task *tk = &s->task[i];
 			if (!tk->present || tk->blocked || tk->rem == 0 ||
 			    tk->charged == slot + 1)
 				continue;
@@ -305,7 +241,7 @@ int edf_schedule(struct edf *s, unsigned cpu, uint64_t t)
  * limit: its periodic releases from next_release up to limit (a blocked
  * task releases nothing, so for it limit is the time it blocked).
  */
-static uint64_t behind(const struct edf_task *tk, uint64_t limit)
+static uint64_t behind(const struct edf_job_task *tk, uint64_t limit)
 {
 	if (tk->next_release > limit)
 		return 0;
@@ -316,7 +252,7 @@ int edf_join(struct edf *s, unsigned task, uint64_t t,
 	     struct sched_error *err)
 {
 	advance(s, t);
-	struct edf_task *tk = &s->task[task];
+	struct edf_job_task *tk = &s->task[task];
 	if (tk->present) {
 		fmt_snprintf(err->msg, sizeof err->msg,
 			     "task %s joins but is present", s->ts->task[task].name);
@@ -327,7 +263,7 @@ int edf_join(struct edf *s, unsigned task, uint64_t t,
 	tk->rem = 0;
 	if (tk->next_release < t)
 		tk->next_release = t;
-	update_waiting(s, task);
+	edf_jobs_update_waiting(&s->jobs, task);
 	if (tk->next_release == t)
 		release(s, task, t);
 	return 0;
@@ -336,7 +272,7 @@ int edf_join(struct edf *s, unsigned task, uint64_t t,
 void edf_leave(struct edf *s, unsigned task, uint64_t t)
 {
 	advance(s, t);
-	struct edf_task *tk = &s->task[task];
+	struct edf_job_task *tk = &s->task[task];
 	if (!tk->present)
 		return;
 	depart(s, task);
@@ -345,25 +281,25 @@ void edf_leave(struct edf *s, unsigned task, uint64_t t)
 	tk->present = 0;
 	tk->blocked = 0;
 	tk->rem = 0;
-	update_waiting(s, task);
+	edf_jobs_update_waiting(&s->jobs, task);
 }
 
 void edf_block(struct edf *s, unsigned task, uint64_t t)
 {
 	advance(s, t);
-	struct edf_task *tk = &s->task[task];
+	struct edf_job_task *tk = &s->task[task];
 	if (!tk->present || tk->blocked)
 		return;
 	tk->blocked = 1;
 	tk->blocked_at = t;
 	depart(s, task);
-	update_waiting(s, task);
+	edf_jobs_update_waiting(&s->jobs, task);
 }
 
 void edf_wake(struct edf *s, unsigned task, uint64_t w)
 {
 	advance(s, w);
-	struct edf_task *tk = &s->task[task];
+	struct edf_job_task *tk = &s->task[task];
 	if (!tk->present || !tk->blocked)
 		return;
 	tk->blocked = 0;
@@ -379,7 +315,7 @@ void edf_wake(struct edf *s, unsigned task, uint64_t w)
 		s->dropped += n;
 		tk->rem = 0;
 	} else if (tk->next_release > w) {
-		update_waiting(s, task);        /* waits for its next release */
+		edf_jobs_update_waiting(&s->jobs, task);        /* waits for its next release */
 		return;
 	}
 	release(s, task, w);
@@ -388,7 +324,7 @@ void edf_wake(struct edf *s, unsigned task, uint64_t w)
 void edf_complete(struct edf *s, unsigned task, uint64_t t)
 {
 	advance(s, t);
-	struct edf_task *tk = &s->task[task];
+	struct edf_job_task *tk = &s->task[task];
 	if (!tk->present || tk->rem == 0)
 		return;
 	finish(s, task, t);
@@ -442,29 +378,19 @@ struct edf *edf_create(const struct sched_config *cfg,
 	s->global = partition == 0;
 	s->ts = ts;
 	s->env = *env;
-	s->task = env->alloc(env->ctx, (n ? n : 1) * sizeof *s->task);
-	s->key = env->alloc(env->ctx, (n ? n : 1) * sizeof *s->key);
+	edf_jobs_init(&s->jobs, ts, env);
+	s->task = s->jobs.task;
 	s->pos = env->alloc(env->ctx, (n ? n : 1) * sizeof *s->pos);
 	s->rq = env->alloc(env->ctx, s->cpus * sizeof *s->rq);
 	s->answer = env->alloc(env->ctx, s->cpus * sizeof *s->answer);
-	heap_init(&s->waiting, releases_before);
 	for (unsigned c = 0; c < s->cpus; c++) {
-		edf_rq_init(&s->rq[c], n, s->key, s->pos, env);
+		edf_rq_init(&s->rq[c], n, s->jobs.key, s->pos, env);
 		s->answer[c] = SCHED_IDLE;
 	}
 	for (unsigned i = 0; i < n; i++) {
-		const struct task_spec *sp = &ts->task[i];
-		struct edf_task *tk = &s->task[i];
-		tk->e = sp->e;
-		tk->p = sp->p;
-		tk->d = sp->d;
-		tk->next_release = sp->phase;
-		tk->present = 1;
-		tk->id = i;
 		/* Global: spread the first arrivals; the pushes move them. */
-		tk->cpu = partition ? partition[i] : i % s->cpus;
+		s->task[i].cpu = partition ? partition[i] : i % s->cpus;
 		s->pos[i] = -1;
-		update_waiting(s, i);
 	}
 	if (s->global)
 		edf_push_init(&s->push, mode, s->cpus, s->rq, env);

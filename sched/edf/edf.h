@@ -54,12 +54,8 @@
 #include <stdint.h>
 
 #include "../sched.h"
+#include "jobs.h"
 #include "push.h"
-
-/* Task indices take the low bits of a key, the deadline (below 2^44
- * quanta) the rest. */
-#define EDF_TASK_BITS 20
-#define EDF_MAX_TASKS (1u << EDF_TASK_BITS)
 
 /* The operations the paper times (Sec. 6), with a caller-given clock. */
 enum edf_op {

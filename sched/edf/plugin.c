@@ -13,10 +13,8 @@
 #include "partition.h"
 #include "plugin.h"
 
-/* Adds the tasks in file order (exactly, lib/ratsum) and names the one
- * that takes U above M. */
-static int admit_global(const struct taskset *ts, unsigned cpus,
-			const struct sched_env *env, struct sched_error *err)
+int edf_admit_global(const struct taskset *ts, unsigned cpus,
+		     const struct sched_env *env, struct sched_error *err)
 {
 	unsigned words = ratsum_words(ts->ntasks);
 	uint32_t *mem = env->alloc(env->ctx, 4 * words * sizeof *mem);
@@ -38,8 +36,17 @@ static int admit_global(const struct taskset *ts, unsigned cpus,
 	return 0;
 }
 
-static int check_periodic(const struct taskset *ts, struct sched_error *err)
+int edf_check_set(const struct sched_config *cfg, const char *name,
+		  struct sched_error *err)
 {
+	const struct taskset *ts = cfg->tasks;
+	if (cfg->staggered) {
+		/* The job model charges whole aligned slots (edf.h); staggered
+		 * slots would make completions fall between boundaries. */
+		fmt_snprintf(err->msg, sizeof err->msg,
+			     "%s runs on aligned quanta only, not staggered", name);
+		return -1;
+	}
 	for (unsigned i = 0; i < ts->ntasks; i++)
 		if (ts->task[i].p == 0) {
 			fmt_snprintf(err->msg, sizeof err->msg,
@@ -56,15 +63,7 @@ static void *create(const struct sched_config *cfg,
 		    int global)
 {
 	const struct taskset *ts = cfg->tasks;
-	if (cfg->staggered) {
-		/* The job model charges whole aligned slots (edf.h); staggered
-		 * slots would make completions fall between boundaries. */
-		fmt_snprintf(err->msg, sizeof err->msg,
-			     "%s runs on aligned quanta only, not staggered",
-			     global ? "gedf" : "pedf");
-		return 0;
-	}
-	if (check_periodic(ts, err))
+	if (edf_check_set(cfg, global ? "gedf" : "pedf", err))
 		return 0;
 	uint64_t mode = sched_param_get(cfg, "edf_cpudl", EDF_PUSH_HEAP);
 	if (mode >= EDF_PUSH_MODES) {
@@ -75,7 +74,7 @@ static void *create(const struct sched_config *cfg,
 	}
 	unsigned *cpu_of = 0;
 	if (global) {
-		if (admit_global(ts, cfg->cpus, env, err))
+		if (edf_admit_global(ts, cfg->cpus, env, err))
 			return 0;
 	} else {
 		cpu_of = env->alloc(env->ctx,

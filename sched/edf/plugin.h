@@ -7,4 +7,14 @@
 /* The engine inside a gedf/pedf plugin state, for tools that time it. */
 struct edf *edf_plugin_engine(void *plugin_state);
 
+/* What every EDF plugin (gedf, pedf, ngedf) requires of a set: aligned
+ * quanta and e/p tasks; -1 with a message naming the plugin or task. */
+int edf_check_set(const struct sched_config *cfg, const char *name,
+		  struct sched_error *err);
+
+/* Total utilisation at most M, summed exactly in file order (lib/ratsum);
+ * -1 with a message naming the task that takes it above M. */
+int edf_admit_global(const struct taskset *ts, unsigned cpus,
+		     const struct sched_env *env, struct sched_error *err);
+
 #endif

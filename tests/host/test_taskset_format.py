@@ -141,3 +141,119 @@ def test_limits_accepted(tmp_path):
 def test_nul_byte_rejected(tmp_path):
     rc, _, err = check(tmp_path, b"task A e=1 p=2\x00\n")
     assert rc != 0 and "NUL" in err
+
+
+def test_servers_arrivals_and_priorities(tmp_path):
+    """FORMATS.md section 7: servers, their arrival generators, scripted
+    arrivals (TIME in microseconds) and prio=/cpu= of tasks."""
+    rc, objs, err = check(tmp_path, """\
+task T1 e=1 p=2 prio=3 cpu=1
+at 7 arrive S cost_us=20
+server S kind=sporadic budget=1000 period=10000 prio=1 toll_us=10
+server H kind=hybrid budget=500 period=5000 prio=2 coalesce=gradual max_repl=4 cpu=2
+server P kind=polling budget=10 period=100 prio=0
+server Q kind=hybrid budget=5 period=9 prio=4
+arrivals S rate_hz=500 cost_us=8 seed=3
+arrivals P rate_hz=20 cost_us=2
+at 3 block T1
+at 5 wake T1
+at 7 arrive P cost_us=1
+""")
+    assert rc == 0, err
+    assert objs == [
+        {"task": "T1", "e": 1, "p": 2, "d": 2, "phase": 0, "weight": 0,
+         "work": "spin", "ws": 4096, "prio": 3, "cpu": 1},
+        {"server": "S", "kind": "sporadic", "budget_us": 1000,
+         "period_us": 10000, "prio": 1, "cpu": 0, "max_repl": 100,
+         "toll_us": 10,
+         "arrivals": {"rate_hz": 500, "cost_us": 8, "seed": 3}},
+        {"server": "H", "kind": "hybrid", "budget_us": 500,
+         "period_us": 5000, "prio": 2, "cpu": 2, "max_repl": 4,
+         "toll_us": 0, "coalesce": "gradual"},
+        {"server": "P", "kind": "polling", "budget_us": 10,
+         "period_us": 100, "prio": 0, "cpu": 0, "max_repl": 0,
+         "toll_us": 0, "arrivals": {"rate_hz": 20, "cost_us": 2, "seed": 1}},
+        {"server": "Q", "kind": "hybrid", "budget_us": 5, "period_us": 9,
+         "prio": 4, "cpu": 0, "max_repl": 100, "toll_us": 0,
+         "coalesce": "immediate"},
+        {"at_us": 7, "arrive": "S", "cost_us": 20},
+        {"at": 3, "event": "block", "task": "T1"},
+        {"at": 5, "event": "wake", "task": "T1"},
+        {"at_us": 7, "arrive": "P", "cost_us": 1},
+    ]
+
+
+SERVER = "server S kind=sporadic budget=10 period=100 prio=1\n"
+SERVER_ERRORS = [
+    ("server S kind=sporadic budget=10 period=100\n", 1, "has no prio="),
+    ("server S budget=10 period=100 prio=1\n", 1, "has no kind="),
+    ("server S kind=deferrable budget=1 period=2 prio=1\n", 1,
+     "kind=deferrable: not one of sporadic, polling, hybrid"),
+    ("server S kind=sporadic budget=20 period=10 prio=1\n", 1,
+     "budget=20 is greater than period=10"),
+    ("server S kind=polling budget=1 period=2 prio=1 max_repl=3\n", 1,
+     "max_repl= is for sporadic and hybrid"),
+    ("server S kind=sporadic budget=1 period=2 prio=1 coalesce=gradual\n", 1,
+     "coalesce= is for kind=hybrid only"),
+    ("server S kind=hybrid budget=1 period=2 prio=1 coalesce=soon\n", 1,
+     "coalesce=soon: not one of immediate, gradual"),
+    ("server S kind=sporadic budget=1 period=2 prio=1 max_repl=0\n", 1,
+     "max_repl=0 must be at least 1"),
+    ("server S kind=sporadic budget=1 period=2 prio=1 max_repl=4097\n", 1,
+     "max_repl=4097 is above 4096"),
+    ("server S kind=sporadic budget=0 period=2 prio=1\n", 1,
+     "budget=0 must be at least 1"),
+    ("task S e=1 p=2\n" + SERVER, 2, "'S' is used twice (first on line 1)"),
+    ("server\n", 1, "'server' needs a name"),
+    ("arrivals S rate_hz=5 cost_us=1\n" + SERVER, 1,
+     "arrivals names 'S', which is not declared above"),
+    ("task T e=1 p=2\narrivals T rate_hz=5 cost_us=1\n", 2,
+     "'T', which is a task, not a server"),
+    (SERVER + "arrivals S cost_us=1\n", 2, "'arrivals S' has no rate_hz="),
+    (SERVER + "arrivals S rate_hz=0 cost_us=1\n", 2,
+     "rate_hz=0 must be at least 1"),
+    (SERVER + "arrivals S rate_hz=1 cost_us=1\narrivals S rate_hz=2 cost_us=1\n",
+     3, "second 'arrivals' line (the first is line 2)"),
+    (SERVER + "at 5 arrive S\n", 2, "an arrival is 'at TIME arrive SERVER"),
+    (SERVER + "at 5 arrive S size=3\n", 2, "unknown key 'size'"),
+    (SERVER + "at 5 arrive S cost_us=0\n", 2, "cost_us=0 must be at least 1"),
+    (SERVER + "at 5 arrive T cost_us=1\n", 2,
+     "arrive names 'T', which is not declared"),
+    (SERVER + "task T e=1 p=2\nat 5 arrive T cost_us=1\n", 3,
+     "'T', which is a task, not a server"),
+    (SERVER + "at 9 arrive S cost_us=1\nat 8 arrive S cost_us=1\n", 3,
+     "arrival at 8 us comes after one at 9 us"),
+    (SERVER + "at 5 block S\n", 2, "'S' is a server: servers take only"),
+    ("task T e=1 p=2 prio=x\n", 1, "prio=x: not a decimal number"),
+    ("stream S\n", 1, "expected 'task', 'server', 'arrivals' or 'at'"),
+]
+
+
+@pytest.mark.parametrize("text,line,reason", SERVER_ERRORS)
+def test_server_errors_name_file_line_and_reason(tmp_path, text, line,
+                                                 reason):
+    test_errors_name_file_line_and_reason(tmp_path, text, line, reason)
+
+
+def test_arrivals_and_quanta_events_are_ordered_apart(tmp_path):
+    """Arrival times are microseconds and the other events' quanta: each
+    kind is in time order on its own."""
+    rc, objs, err = check(tmp_path, SERVER + "task T e=1 p=2\n"
+                          "at 500 arrive S cost_us=1\nat 3 block T\n"
+                          "at 600 arrive S cost_us=2\nat 4 wake T\n")
+    assert rc == 0, err
+    assert [o.get("at_us", o.get("at")) for o in objs[2:]] == [500, 3, 600, 4]
+
+
+def test_quantum_schedulers_refuse_servers(tmp_path):
+    """A set with servers is pfp's: every other scheduler names the first
+    server instead of treating it as a task."""
+    f = tmp_path / "s.tasks"
+    f.write_text("task T e=1 p=2\n" + SERVER)
+    for sched in ("pd2", "spd2", "gdq", "gedf", "pedf"):
+        proc = subprocess.run([str(host_tool("schedsim")), "--sched", sched,
+                               "--cpus", "2", "--slots", "4", str(f)],
+                              capture_output=True, text=True, timeout=60)
+        assert proc.returncode == 1
+        assert f"server S (line 2): {sched} schedules no servers" in \
+            proc.stderr, proc.stderr

@@ -18,7 +18,8 @@
 
 #include "unit.h"
 
-static const struct sched_env env = { unit_alloc, unit_no_resched, 0 };
+static const struct sched_env env = { .alloc = unit_alloc,
+				       .resched = unit_no_resched };
 
 /* Model: key per CPU, UINT64_MAX = idle. The answer cpudl_find must give. */
 static int model_find(const uint64_t *key, unsigned cpus, uint64_t k)

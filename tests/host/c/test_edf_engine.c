@@ -22,7 +22,8 @@ static void record_resched(void *ctx, unsigned cpu)
 	resched_mask |= 1u << cpu;
 }
 
-static const struct sched_env env = { unit_alloc, record_resched, 0 };
+static const struct sched_env env = { .alloc = unit_alloc,
+				       .resched = record_resched };
 
 static void set_task(struct task_spec *t, const char *name, uint32_t e,
 		     uint32_t p, uint32_t d, uint32_t phase)

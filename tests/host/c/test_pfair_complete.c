@@ -17,7 +17,8 @@ static void check_plugin(const char *name)
 {
 	struct task_spec spec = { .name = "A", .e = 3, .p = 6, .d = 6 };
 	struct taskset ts = { .task = &spec, .ntasks = 1, .max_tasks = 1 };
-	struct sched_env env = { unit_alloc, unit_no_resched, NULL };
+	struct sched_env env = { .alloc = unit_alloc,
+				 .resched = unit_no_resched };
 	struct sched_config cfg = { .cpus = 1, .staggered = 0, .tasks = &ts };
 	struct sched_error err;
 	const struct sched_plugin *pl = sched_find(name);

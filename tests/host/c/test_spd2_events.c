@@ -27,7 +27,8 @@ static void run_case(unsigned m, bool events, bool er)
 	struct task_spec spec[MAX_TASKS];
 	struct taskset ts = { .task = spec, .max_tasks = MAX_TASKS };
 	struct sched_param param = { "pfair_er", er };
-	struct sched_env env = { unit_alloc, unit_no_resched, NULL };
+	struct sched_env env = { .alloc = unit_alloc,
+				 .resched = unit_no_resched };
 	struct sched_config cfg = { .cpus = m, .staggered = 1, .tasks = &ts,
 				    .params = &param, .nparams = 1 };
 	struct sched_error err;

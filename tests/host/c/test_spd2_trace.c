@@ -70,7 +70,8 @@ int main(void)
 		printf("parse: %s\n", err);
 		return 1;
 	}
-	struct sched_env env = { unit_alloc, unit_no_resched, NULL };
+	struct sched_env env = { .alloc = unit_alloc,
+				 .resched = unit_no_resched };
 	struct sched_config cfg = { .cpus = 2, .staggered = 1, .tasks = &ts };
 	struct sched_error serr;
 	const struct sched_plugin *pl = sched_find("spd2");

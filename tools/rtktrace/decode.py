@@ -1,0 +1,236 @@
+"""A decoded run and the files it becomes: schedule.jsonl (FORMATS.md
+section 2), jobs.csv, overheads.csv, the pictures and report.md."""
+import csv
+import dataclasses
+import json
+import pathlib
+import re
+
+from . import dump as dumpmod
+from .derive import OVERHEAD_KINDS, derive, ns, result_lines, task_keys, us
+from .jobs import HEADER as JOB_HEADER
+from .jobs import jobs, rows as job_rows
+
+
+@dataclasses.dataclass
+class Run:
+    dump: object
+    derived: object
+    jobs: list
+
+    @property
+    def params(self):
+        return self.dump.params
+
+    def name(self, i):
+        return self.dump.task_name(i)
+
+    def d_of(self, i):
+        t = self.dump.tasks.get(i)
+        return t.d if t else None
+
+    def schedule_rows(self):
+        return [{"t": t, "cpus": [None if w is None else self.name(w)
+                                  for w in row]}
+                for t, row in enumerate(self.derived.schedule)]
+
+    def summary_line(self):
+        """The kernel's summary, verbatim; else one made from the trace."""
+        text = self.dump.summary_text()
+        if text is not None:
+            return text
+        p, d = self.params, self.derived
+        tasks = {self.name(i): {"jobs": t.jobs, "misses": t.misses}
+                 for i, t in enumerate(d.tasks)}
+        return json.dumps({"summary": {
+            "sched": self.dump.header["sched"], "cpus": p.cpus,
+            "slots": p.slots,
+            "ticks": "staggered" if p.staggered else "aligned",
+            "misses": sum(t.misses for t in d.tasks), "tasks": tasks,
+            "source": "trace"}})
+
+    def result_lines(self):
+        """The RESULT lines the kernel prints from the same records: the
+        overhead and hourglass lines whole, the task lines' trace keys."""
+        p = self.params
+        return result_lines(p, self.derived) + [
+            f"RESULT task name={self.name(i)} {task_keys(p, t)}"
+            for i, t in enumerate(self.derived.tasks)]
+
+
+def runs_from(text):
+    """(runs, problems outside any dump) of a console log's text."""
+    dumps, loose = dumpmod.read(text)
+    out = []
+    for d in dumps:
+        per_cpu = d.per_cpu()
+        out.append(Run(d, derive(d.params, per_cpu), jobs(d.params, per_cpu)))
+    return out, loose
+
+
+def write_files(run, outdir, pictures=True):
+    """Writes every output into outdir; returns the paths written."""
+    outdir = pathlib.Path(outdir)
+    outdir.mkdir(parents=True, exist_ok=True)
+    p, d = run.params, run.derived
+    written = []
+
+    def path(name):
+        written.append(outdir / name)
+        return outdir / name
+
+    with open(path("schedule.jsonl"), "w") as f:
+        for row in run.schedule_rows():
+            f.write(json.dumps(row) + "\n")
+        f.write(run.summary_line() + "\n")
+    with open(path("jobs.csv"), "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(JOB_HEADER)
+        w.writerows(job_rows(p, run.jobs, run.name, run.d_of))
+    order = {k: i for i, k in enumerate(OVERHEAD_KINDS)}
+    with open(path("overheads.csv"), "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["event", "cpu", "seq", "cycles", "ns"])
+        for s in sorted(d.samples, key=lambda s: (order[s.kind], s.cpu,
+                                                  s.seq)):
+            w.writerow([s.kind, s.cpu, s.seq, s.cycles,
+                        ns(s.cycles, p.tsc_khz)])
+    pics = []
+    if pictures:
+        from . import plots
+        plots.gantt(p, plots.bars(p, run.dump.per_cpu()),
+                    plots.marks(p, run.jobs, run.d_of), run.name,
+                    path("gantt.png"), path("gantt.svg"))
+        pics = ["gantt.png", "gantt.svg"]
+        if plots.overhead_plots(d.samples, p.tsc_khz,
+                                outdir / "overhead_hist.png",
+                                outdir / "overhead_cdf.png"):
+            written += [outdir / "overhead_hist.png",
+                        outdir / "overhead_cdf.png"]
+            pics += ["overhead_hist.png", "overhead_cdf.png"]
+    path("report.md").write_text(report(run, pics))
+    return written
+
+
+def table(headers, body):
+    out = ["| " + " | ".join(headers) + " |",
+           "|" + "|".join(" --- " for _ in headers) + "|"]
+    out += ["| " + " | ".join(str(c) for c in r) + " |" for r in body]
+    return "\n".join(out)
+
+
+def report(run, pictures):
+    p, d, h = run.params, run.derived, run.dump.header
+    khz = p.tsc_khz
+    lines = [f"# Trace of a {h['sched']} run", "",
+             f"{p.cpus} CPUs, {p.slots} slots of {p.quantum_us} us, "
+             f"{'staggered' if p.staggered else 'aligned'} quanta, "
+             f"{p.ntasks} tasks; TSC {khz} kHz; "
+             f"{sum(len(c) for c in run.dump.per_cpu())} records.", ""]
+    if run.dump.problems:
+        lines += ["## Problems in the dump", ""]
+        lines += [f"- line {n}: {text}" for n, text in run.dump.problems]
+        lines.append("")
+    lines += ["## Tasks", "", table(
+        ["task", "jobs", "misses", "max tardiness (us)", "ran (us)",
+         "self (us)", "faults"],
+        [[run.name(i), t.jobs, t.misses, us(t.max_tardiness, khz),
+          us(t.ran, khz), us(t.self_cycles, khz), t.faults]
+         for i, t in enumerate(d.tasks)]), ""]
+    lines += ["## Overheads", "", table(
+        ["event", "n", "p50 (ns)", "p99 (ns)", "max (ns)", "max on CPU"],
+        [[k, s.n, s.p50_ns, s.p99_ns, s.max_ns, s.max_cpu]
+         for k, s in d.overheads.items()]), ""]
+    lines += ["## Hourglass", "", table(
+        ["CPU", "gaps", "gap p50 (ns)", "gap max (ns)", "got (us)"],
+        [[k, s.n, s.p50_ns, s.max_ns, us(got, khz)]
+         for k, (s, got) in enumerate(d.hourglass)]), ""]
+    lines += ["## RESULT lines from the trace", "",
+              "The kernel computes its lines from the same records "
+              "(lib/trace_stats); they must match the console's.", "",
+              "```"] + run.result_lines() + ["```", ""]
+    if pictures:
+        lines += ["## Pictures", ""]
+        lines += [f"![{name}]({name})" for name in pictures
+                  if name.endswith(".png")]
+        lines.append("")
+    lines += ["Files: `schedule.jsonl` (FORMATS.md section 2), `jobs.csv` "
+              "(one row per job, times in ns from T0), `overheads.csv` (one "
+              "row per sample)."]
+    return "\n".join(lines) + "\n"
+
+
+SLOT = re.compile(r'^\{"t": \d+, "cpus": ')
+RESULT = re.compile(r"RESULT (overhead|hourglass|task) (.*)$")
+
+
+def console_segment(text, run, runs):
+    """The console lines the kernel printed for this run: those after the
+    previous dump and before this one, TRACE- lines left out."""
+    lines = text.splitlines()
+    i = runs.index(run)
+    lo = 0
+    if i > 0:
+        prev = runs[i - 1].dump
+        lo = prev.end["line"] if prev.end else prev.begin_line
+    hi = run.dump.begin_line - 1
+    return [(n, l.strip()) for n, l in enumerate(lines[lo:hi], lo + 1)
+            if dumpmod.MARK not in l]
+
+
+def check_console(text, run, runs):
+    """Differences between the decoded run and what the kernel printed for
+    it: the schedule JSON lines and the RESULT overhead, hourglass and task
+    lines. An empty list when they agree."""
+    seg = console_segment(text, run, runs)
+    out = []
+    printed = [json.loads(l) for _, l in seg if SLOT.match(l)]
+    mine = run.schedule_rows()
+    if not printed:
+        out.append("the console has no schedule lines for this run")
+    elif printed != mine:
+        bad = next((t for t, (a, b) in enumerate(zip(printed, mine))
+                    if a != b), min(len(printed), len(mine)))
+        out.append(f"schedule differs from slot {bad}: console "
+                   f"{printed[bad] if bad < len(printed) else 'ends'}, "
+                   f"trace {mine[bad] if bad < len(mine) else 'ends'}")
+    kernel = {}
+    for _, l in seg:
+        parsed = parse_result(l)
+        if parsed:
+            kernel[parsed[0]] = parsed[1]
+    for line in run.result_lines():
+        (topic, key), fields = parse_result(line)
+        theirs = kernel.get((topic, key))
+        if theirs is None:
+            out.append(f"the console has no 'RESULT {topic}' line for {key}")
+            continue
+        out += [f"RESULT {topic} {key}: {k}={theirs.get(k)} on the console, "
+                f"{v} from the trace"
+                for k, v in fields.items() if theirs.get(k) != v]
+    return out
+
+
+def check_log(text):
+    """Everything wrong with a console log that should hold one run and its
+    dump -- the dump's problems and the differences from what the kernel
+    printed -- as messages; [] when all agree. For boot tests."""
+    runs, loose = runs_from(text)
+    out = [f"line {n}: {what}" for n, what in loose]
+    if len(runs) != 1:
+        out.append(f"{len(runs)} trace dumps in the log, not 1")
+    for run in runs:
+        out += [f"line {n}: {what}" for n, what in run.dump.problems]
+        out += check_console(text, run, runs)
+    return out
+
+
+def parse_result(line):
+    """((topic, what it is about), fields) of a RESULT overhead, hourglass
+    or task line; None for other lines."""
+    m = RESULT.match(line)
+    if m is None:
+        return None
+    fields = dict(kv.split("=", 1) for kv in m.group(2).split() if "=" in kv)
+    about = {"overhead": "event", "hourglass": "cpu", "task": "name"}
+    return (m.group(1), fields.get(about[m.group(1)])), fields

@@ -1,0 +1,250 @@
+"""The derived numbers of docs/trace-format.md, from per-CPU record lists.
+
+Written from the document, apart from the kernel's lib/trace_stats.c; the
+tests hold the two against each other on random record sets. Integers
+throughout, as in the kernel.
+"""
+import bisect
+import dataclasses
+
+from .records import (CODE, DONE_BUDGET, DONE_DROPPED, DONE_SLEEP, GAP_PURE,
+                      NO_TASK, TASK_EVENTS)
+
+OVERHEAD_KINDS = ("tick", "sched", "cxs", "release", "ipi")
+PAIRS = {  # start event, end event -> overhead kind
+    "tick": ("tick_start", "tick_end"),
+    "sched": ("sched_start", "sched_end"),
+    "cxs": ("cxs_start", "cxs_end"),
+}
+SINGLE = {"release": "release", "ipi": "ipi_recv"}  # tsc - arg
+
+
+@dataclasses.dataclass
+class Params:
+    cpus: int
+    tsc_khz: int
+    t0: int
+    end: int
+    quantum_us: int
+    slots: int
+    staggered: bool
+    ntasks: int
+
+
+def ns(cycles, khz):
+    return cycles * 1_000_000 // khz
+
+
+def us(cycles, khz):
+    return cycles * 1000 // khz
+
+
+def percentile(sorted_values, q):
+    """Nearest rank below: sorted[(n - 1) * q // 100]."""
+    return sorted_values[(len(sorted_values) - 1) * q // 100]
+
+
+def boundary(p, k, t):
+    """CPU k's boundary t: T0 + n*Q/M, n = t*M (+ k when staggered)."""
+    n = t * p.cpus + (k if p.staggered else 0)
+    den = 1000 * p.cpus
+    whole, rem = divmod(p.quantum_us * p.tsc_khz, den)
+    return p.t0 + n * whole + n * rem // den
+
+
+def task_valid(p, task):
+    return task < p.ntasks or task == NO_TASK
+
+
+def usable(p, records):
+    """A CPU's records without the damage the numbers leave out: records of
+    the task-bearing kinds naming a task beyond the set, and cxs_end
+    records earlier than the CPU's previous kept cxs_end."""
+    out, last_cxs = [], None
+    for r in records:
+        if r.event in TASK_EVENTS and not task_valid(p, r.task):
+            continue
+        if r.event == CODE["cxs_end"]:
+            if last_cxs is not None and r.tsc < last_cxs:
+                continue
+            last_cxs = r.tsc
+        out.append(r)
+    return out
+
+
+@dataclasses.dataclass
+class Sample:
+    kind: str
+    cpu: int
+    seq: int      # the record that closed it
+    cycles: int
+
+
+@dataclasses.dataclass
+class TaskStats:
+    jobs: int = 0
+    misses: int = 0
+    faults: int = 0
+    max_tardiness: int = 0   # cycles
+    ran: int = 0
+    self_cycles: int = 0
+
+
+@dataclasses.dataclass
+class Summary:
+    n: int
+    p50_ns: int
+    p99_ns: int
+    max_ns: int
+    max_cpu: int
+
+
+def summarise(samples, khz):
+    """n, percentiles and the CPU of the largest (lowest CPU on ties)."""
+    if not samples:
+        return Summary(0, 0, 0, 0, 0)
+    values = sorted(s.cycles for s in samples)
+    top = values[-1]
+    max_cpu = min(s.cpu for s in samples if s.cycles == top)
+    return Summary(len(values), ns(percentile(values, 50), khz),
+                   ns(percentile(values, 99), khz), ns(top, khz), max_cpu)
+
+
+def cpu_samples(p, cpu, records):
+    """Overhead samples of one CPU (its records in seq order) and its pure
+    hourglass gaps."""
+    out, gaps = [], []
+    kept = {r.seq for r in usable(p, records)}
+    open_start = {}
+    prev_seq = None
+    for r in records:
+        # A jump in seq means records are missing (not merely left out):
+        # what closed the open starts may be among them.
+        if prev_seq is not None and r.seq != prev_seq + 1:
+            open_start.clear()
+        prev_seq = r.seq
+        if r.seq not in kept:
+            continue
+        for kind, (start, end) in PAIRS.items():
+            if r.event == CODE[start]:
+                open_start[kind] = r.tsc
+            elif r.event == CODE[end] and kind in open_start:
+                out.append(Sample(kind, cpu, r.seq,
+                                  max(0, r.tsc - open_start.pop(kind))))
+        for kind, ev in SINGLE.items():
+            if r.event == CODE[ev]:
+                out.append(Sample(kind, cpu, r.seq, max(0, r.tsc - r.arg)))
+        if r.event == CODE["hourglass_gap"] and r.flags == GAP_PURE:
+            gaps.append(Sample("hourglass_gap", cpu, r.seq,
+                               max(0, r.tsc - r.arg)))
+    return out, gaps
+
+
+def intervals(p, records):
+    """[(start, stop, task or None, order)]: what the CPU ran, from its
+    cxs_end records; order 0 is the idle time before the first."""
+    cuts = [r for r in records if r.event == CODE["cxs_end"]]
+    out = []
+    starts = [None] + [r.tsc for r in cuts]
+    whos = [None] + [None if r.task == NO_TASK else r.task for r in cuts]
+    for j, (start, who) in enumerate(zip(starts, whos)):
+        stop = cuts[j].tsc if j < len(cuts) else p.end
+        stop = min(stop, p.end)
+        out.append((start, stop, who, j))
+    return out
+
+
+def slot_task(ivs, starts, stops, b0, b1):
+    """Who ran longest in [b0, b1) (ties: the later interval); None when
+    idle did or nothing ran."""
+    ran, order = {}, {}
+    # Starts and stops never decrease (usable() saw to it): the intervals
+    # that can overlap the slot stop after b0 and begin before b1.
+    lo = bisect.bisect_right(stops, b0)
+    hi = bisect.bisect_left(starts, b1) + 1
+    for start, stop, who, j in ivs[lo:hi]:
+        inside = min(stop, b1) - (b0 if start is None else max(start, b0))
+        if inside <= 0:
+            continue
+        ran[who] = ran.get(who, 0) + inside
+        order[who] = j
+    if not ran:
+        return None
+    return max(ran, key=lambda w: (ran[w], order[w]))
+
+
+@dataclasses.dataclass
+class Derived:
+    schedule: list            # [slot][cpu] -> task index or None
+    tasks: list               # TaskStats per task
+    samples: list             # overhead Samples
+    overheads: dict           # kind -> Summary
+    gaps: list                # per CPU: list of Samples
+    hourglass: list           # per CPU: (Summary of gaps, got cycles)
+
+
+def derive(p, per_cpu):
+    """per_cpu[k]: CPU k's records in seq order (gaps allowed)."""
+    tasks = [TaskStats() for _ in range(p.ntasks)]
+    schedule = [[None] * p.cpus for _ in range(p.slots)]
+    samples, gaps, got = [], [], []
+    for k in range(p.cpus):
+        raw = per_cpu[k] if k < len(per_cpu) else []
+        s, g = cpu_samples(p, k, raw)
+        recs = usable(p, raw)
+        samples += s
+        gaps.append(g)
+        got.append(max((r.arg for r in recs
+                        if r.event == CODE["hourglass_total"]), default=0))
+        for r in recs:
+            if r.task >= p.ntasks:
+                continue
+            t = tasks[r.task]
+            if r.event == CODE["completion"]:
+                if r.flags in (DONE_BUDGET, DONE_SLEEP):
+                    t.jobs += 1
+                elif r.flags == DONE_DROPPED:
+                    t.misses += 1
+            elif r.event == CODE["deadline_miss"]:
+                t.misses += 1
+                t.max_tardiness = max(t.max_tardiness, r.arg)
+            elif r.event == CODE["fault"]:
+                t.faults += 1
+            elif r.event == CODE["self"]:
+                t.self_cycles = max(t.self_cycles, r.arg)
+        ivs = intervals(p, recs)
+        for start, stop, who, j in ivs:
+            if who is not None and start is not None:
+                tasks[who].ran += max(0, stop - start)
+        starts = [iv[0] for iv in ivs[1:]]     # the idle start is None
+        stops = [iv[1] for iv in ivs]
+        for t in range(p.slots):
+            schedule[t][k] = slot_task(ivs, starts, stops, boundary(p, k, t),
+                                       boundary(p, k, t + 1))
+    overheads = {kind: summarise([s for s in samples if s.kind == kind],
+                                 p.tsc_khz) for kind in OVERHEAD_KINDS}
+    hourglass = [(summarise(g, p.tsc_khz), c) for g, c in zip(gaps, got)]
+    return Derived(schedule, tasks, samples, overheads, gaps, hourglass)
+
+
+def result_lines(p, d):
+    """The RESULT overhead, hourglass and (trace part of) task lines, as
+    lib/trace_stats formats them for the kernel."""
+    out = []
+    for kind in OVERHEAD_KINDS:
+        s = d.overheads[kind]
+        out.append(f"RESULT overhead event={kind} n={s.n} p50_ns={s.p50_ns} "
+                   f"p99_ns={s.p99_ns} max_ns={s.max_ns} max_cpu={s.max_cpu}")
+    for k, (s, got) in enumerate(d.hourglass):
+        out.append(f"RESULT hourglass cpu={k} gaps={s.n} gap_p50_ns="
+                   f"{s.p50_ns} gap_max_ns={s.max_ns} got_us="
+                   f"{us(got, p.tsc_khz)}")
+    return out
+
+
+def task_keys(p, t):
+    """jobs= misses= max_tardiness_us= ran_us= self_us= faults=."""
+    khz = p.tsc_khz
+    return (f"jobs={t.jobs} misses={t.misses} max_tardiness_us="
+            f"{us(t.max_tardiness, khz)} ran_us={us(t.ran, khz)} "
+            f"self_us={us(t.self_cycles, khz)} faults={t.faults}")
