@@ -28,7 +28,7 @@ struct cpu_sched {
 	volatile uint64_t slot;     /* the slot in progress here */
 	volatile int in_kernel;     /* inside a handler: no switch from IPIs */
 	volatile int over;          /* the run's end has come here */
-	uint64_t switches;
+	volatile uint64_t switches;
 	volatile uint64_t ipi_sent_at;  /* when another CPU last asked (BSP
 					 * TSC), for the ipi_recv record */
 } __attribute__((aligned(64)));

@@ -79,7 +79,12 @@ void hourglass_idle(void)
 	int64_t offset = this_cpu()->tsc_offset;
 	/* Only the run counts: from the epoch to this CPU's last boundary. */
 	uint64_t from = qclock_t0() + (uint64_t)offset;
-	uint64_t got = 0, switches = cs->switches;
+	uint64_t got = 0;
+	/* A gap is pure overhead when no switch happened here between the
+	 * switch count read before its first TSC stamp and the one read after
+	 * its last: an interrupt may come between a stamp and a read, so each
+	 * stamp is bracketed by two. */
+	uint64_t seen = cs->switches;
 	uint64_t last = rdtsc();
 	irq_enable();
 	while (!cs->over) {
@@ -87,19 +92,17 @@ void hourglass_idle(void)
 		 * the end of this virtual CPU's time slice (lib/rt_abi.h,
 		 * RT_CONTROL_PAUSE). */
 		cpu_relax();
+		uint64_t before = cs->switches;
 		uint64_t now = rdtsc();
+		uint64_t after = cs->switches;
 		uint64_t d = now - last;
-		if (last < from) {
-			switches = cs->switches;
-		} else if (d > threshold) {
-			uint64_t sw = cs->switches;
+		if (last >= from && d > threshold)
 			trace_emit_at(now - (uint64_t)offset, TRACE_HOURGLASS_GAP,
-				      sw == switches ? TRACE_F_GAP_PURE : 0,
+				      after == seen ? TRACE_F_GAP_PURE : 0,
 				      TRACE_NO_TASK, 0, last - (uint64_t)offset);
-			switches = sw;
-		} else {
+		else if (last >= from)
 			got += d;
-		}
+		seen = before;
 		last = now;
 	}
 	irq_disable();

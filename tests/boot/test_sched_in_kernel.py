@@ -1,5 +1,7 @@
 """The scheduler plugins run in the kernel, on the quantum clock, and make
-exactly the decisions the host simulator makes with the same code."""
+exactly the decisions the host simulator makes with the same code (the
+executed schedule of every plugin: tests/boot/test_tasks.py); waiting for
+a turn, and the set's errors."""
 import subprocess
 
 import pytest
@@ -8,27 +10,6 @@ from conftest import host_tool
 from harness import ROOT, qemu
 
 ICOUNT = "shift=3,sleep=off"
-
-DYNAMIC = """\
-task A e=1 p=2
-task B e=2 p=5
-task C e=1 p=3
-task D e=3 p=7
-at 6 block C
-at 11 wake C
-at 15 leave B
-at 30 join B
-"""
-
-SHARES = """\
-task A weight=3
-task B weight=1
-task C weight=2
-task D weight=5
-task E weight=1
-at 20 block C
-at 33 wake C
-"""
 
 
 def kernel_schedule(serial):
@@ -44,35 +25,6 @@ def simulator_schedule(sched, cpus, slots, tasks_file, params=()):
          "--slots", str(slots), *extra, str(tasks_file)],
         capture_output=True, text=True, check=True, timeout=120)
     return out.stdout.splitlines()
-
-
-@pytest.mark.parametrize("sched,cpus,taskset,params", [
-    ("spd2", 2, "default", ()), ("spd2", 3, "dynamic", ()),
-    ("pd2", 4, "default", ()), ("pd2", 2, "dynamic", ("pfair_er=1",)),
-    ("gedf", 3, "dynamic", ()), ("pedf", 3, "default", ("edf_cpudl=2",)),
-    # The kernel turns GDQ's O(N) error tracking off unless asked; the
-    # simulator has it on: say it explicitly to both.
-    ("gdq", 3, "shares", ("gdq_err=1",)),
-    ("gdq", 2, "shares", ("gdq_T=40", "gdq_delta=2", "gdq_err=0"))])
-def test_kernel_schedule_equals_simulator(iso_with, tmp_path, sched, cpus,
-                                          taskset, params):
-    tasks = ROOT / "tasks" / "default.tasks"
-    if taskset != "default":
-        tasks = tmp_path / f"{taskset}.tasks"
-        tasks.write_text({"dynamic": DYNAMIC, "shares": SHARES}[taskset])
-    slots = 60
-    iso = iso_with(" ".join([f"sched={sched}", f"slots={slots}", *params]),
-                   tasks=tasks)
-    boot = qemu(iso, smp=cpus, icount=ICOUNT)
-    assert boot.passed, boot.tail()
-    got = kernel_schedule(boot.serial)
-    want = simulator_schedule(sched, cpus, slots, tasks, params)
-    assert len(got) == slots + 1, boot.tail()
-    assert got == want
-    result = boot.result("sched")
-    assert result["name"] == sched and int(result["slots"]) == slots
-    assert result["ticks"] == ("staggered" if sched == "spd2" else "aligned")
-    assert boot.result("ticks")["quanta"] == str(slots)
 
 
 @pytest.mark.parametrize("sched,cpus", [("pd2", 4), ("spd2", 3)])
