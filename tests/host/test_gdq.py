@@ -1,6 +1,6 @@
 """GDQ through tools/schedsim: the Appendix A.2 grouping, Theorem 3.6 on
 random mixes against the reference in gdq_ref.py, scheduling invariants
-under arrivals and departures, and bad input."""
+under arrivals and departures, events around phases, and bad input."""
 import os
 import random
 from fractions import Fraction
@@ -20,6 +20,56 @@ A2_WEIGHTS = [2, 2, 3, 4, 4, 4, 4, 6, 6, 9]
 def tasks_text(weights, prefix="C"):
     return "".join(f"task {prefix}{i + 1} weight={w}\n"
                    for i, w in enumerate(weights))
+
+
+def names_of(rows):
+    return [row[0] for row in rows]
+
+
+def test_freed_dedicated_processor_keeps_its_mfq_times(tmp_path):
+    """P = 1, T = 2: alone, C1 has the processor dedicated; C2 (weight 2)
+    arrives at 9 and the processor, no longer dedicated, is dealt by MFQ
+    to G1 (VFT 1/2 < 1/1). It re-decides at its own times 2, 4, ... (Sec.
+    2.2.1), i.e. at 10: G1 is charged to 2/2, ties with G0 at 1/1, and the
+    tie goes to the lower order, so C1 runs at 10 and 11; at 12 G0 is
+    charged to 2/1 and C2 runs. (It used to re-decide at 9, at the time it
+    last skipped while dedicated.)"""
+    text = "task C1 weight=1\ntask C2 weight=2 phase=9\n"
+    rows, _ = run_schedsim(text, "gdq", 1, 14, tmp_path,
+                           "--param", "gdq_T=2", "--param", "gdq_delta=0")
+    assert names_of(rows) == ["C1"] * 9 + ["C2", "C1", "C1", "C2", "C2"]
+
+
+def test_leave_while_blocked_changes_nothing(tmp_path):
+    """A blocked process is out of the scheduler already: its leave is no
+    departure (Sec. 2.4) and must not restart the VFTs or deal the
+    processors again (it did, and C2 and C3 swapped turns after 24)."""
+    text = "task C1 weight=5\ntask C2 weight=12\ntask C3 weight=5\n" \
+        "at 3 block C1\n"
+    args = ("--param", "gdq_T=3", "--param", "gdq_delta=2")
+    blocked, _ = run_schedsim(text, "gdq", 1, 30, tmp_path, *args)
+    left, _ = run_schedsim(text + "at 10 leave C1\n", "gdq", 1, 30,
+                           tmp_path, *args)
+    assert left == blocked
+    assert "C1" not in names_of(blocked[3:])
+
+
+@pytest.mark.parametrize("events,runs_from", [
+    ("at 2 leave B\n", None),                    # left before it arrived
+    ("at 2 block B\nat 20 wake B\n", 20),          # arrives blocked
+    ("at 2 leave B\nat 5 join B\n", 5),            # joins before its phase
+])
+def test_events_before_the_phase(tmp_path, events, runs_from):
+    """B (phase 10) is present from its phase as its events leave it: one
+    that left before does not arrive, one that blocked arrives blocked, and
+    a join brings it in at once. (Events before the phase were ignored.)"""
+    rows, _ = run_schedsim("task A weight=1\ntask B weight=1 phase=10\n" +
+                           events, "gdq", 1, 30, tmp_path)
+    ran = [t for t, name in enumerate(names_of(rows)) if name == "B"]
+    if runs_from is None:
+        assert ran == []
+    else:
+        assert ran and runs_from <= ran[0] <= runs_from + 1
 
 
 def close(value, frac):
