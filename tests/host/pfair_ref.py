@@ -14,6 +14,8 @@ scheduled subtask, deferred joins in task-index order at slot starts).
 """
 from fractions import Fraction
 
+from ref_slots import run_slots
+
 
 def ceil_div(a, b):
     return -(-a // b)
@@ -174,14 +176,7 @@ def run_reference(tasks, m, slots, events=(), staggered=False,
     """tasks: [(name, e, p, phase)]; events: [(time, action, name)] sorted.
     Returns (rows, ref)."""
     ref = RefPD2(tasks, m, staggered, early_release)
-    rows, k = [], 0
-    for t in range(slots):
-        now = []
-        while k < len(events) and events[k][0] <= t:
-            now.append(events[k][1:])
-            k += 1
-        rows.append(ref.step(t, now))
-    return rows, ref
+    return run_slots(ref.step, slots, events), ref
 
 
 def lag_ok(rows, tasks, m):

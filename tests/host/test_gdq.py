@@ -1,12 +1,14 @@
-"""GDQ through tools/schedsim: the Appendix A.2 grouping, Theorem 3.6 on
-random mixes against the reference in gdq_ref.py, scheduling invariants
-under arrivals and departures, events around phases, and bad input."""
+"""GDQ through tools/schedsim: whole schedules slot by slot against the
+model in gdq_ref.py (static mixes, arrivals and departures, phases, gdq_T
+and gdq_delta), the Appendix A.2 grouping, Theorem 3.6 on random mixes,
+scheduling invariants under arrivals and departures, events around phases,
+and bad input."""
 import os
 import random
 from fractions import Fraction
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 import gdq_ref
 from conftest import run_schedsim
@@ -20,6 +22,88 @@ A2_WEIGHTS = [2, 2, 3, 4, 4, 4, 4, 6, 6, 9]
 def tasks_text(weights, prefix="C"):
     return "".join(f"task {prefix}{i + 1} weight={w}\n"
                    for i, w in enumerate(weights))
+
+
+@st.composite
+def mixes(draw, dynamic):
+    """Weights drawn so that groups get several queues (near-equal weights
+    on many processors) as well as one; weight= and e/p tasks; gdq_T from
+    1 up, often not a multiple of P (so MFQ's times T + jT/P fall between
+    boundaries and are rounded up), delta from 0. With dynamic, phases and
+    join/leave/block/wake events in an order the task-set rules allow."""
+    cpus = draw(st.integers(1, 6))
+    n = draw(st.integers(1, cpus + 12))
+    wmax = draw(st.sampled_from([3, 12, 100, 3000]))
+    tasks = []
+    for k in range(n):
+        phase = draw(st.sampled_from([0, 0, 0, 2, 9, 40])) if dynamic else 0
+        if draw(st.integers(0, 4)) == 0:
+            p = draw(st.integers(2, 50))
+            e = draw(st.integers(1, p))
+            tasks.append((f"C{k + 1}", None, (e, p), phase))
+        else:
+            tasks.append((f"C{k + 1}", draw(st.integers(1, wmax)), None,
+                          phase))
+    T = draw(st.sampled_from([1, 2, 3, 5, 7, 20, 40]))
+    delta = draw(st.integers(0, 4))
+    events = []
+    if dynamic:
+        state = {t[0]: "present" for t in tasks}
+        times = sorted(draw(st.lists(st.integers(0, MODEL_SLOTS - 20),
+                                     max_size=14)))
+        for t in times:
+            name = draw(st.sampled_from(sorted(state)))
+            action = draw(st.sampled_from(
+                {"present": ["leave", "block"], "blocked": ["wake", "leave"],
+                 "gone": ["join"]}[state[name]]))
+            state[name] = {"leave": "gone", "block": "blocked",
+                           "wake": "present", "join": "present"}[action]
+            events.append((t, action, name))
+    return cpus, tasks, T, delta, events
+
+
+MODEL_SLOTS = 240
+MODEL_SETTINGS = settings(
+    max_examples=120, deadline=None,
+    suppress_health_check=[HealthCheck.too_slow,
+                           HealthCheck.function_scoped_fixture])
+
+
+def compare_with_model(tmp_path, cpus, tasks, T, delta, events):
+    text = "".join(
+        f"task {n} " + (f"weight={w}" if w else f"e={ep[0]} p={ep[1]}") +
+        (f" phase={ph}" if ph else "") + "\n" for n, w, ep, ph in tasks)
+    text += "".join(f"at {t} {a} {n}\n" for t, a, n in events)
+    rows, summary = run_schedsim(text, "gdq", cpus, MODEL_SLOTS, tmp_path,
+                                 "--param", f"gdq_T={T}",
+                                 "--param", f"gdq_delta={delta}")
+    weights = [(n, w or gdq_ref.ep_weight(*ep), ph)
+               for n, w, ep, ph in tasks]
+    want, model = gdq_ref.run_model(weights, cpus, MODEL_SLOTS, T, delta,
+                                    events)
+    for t, (got, exp) in enumerate(zip(rows, want)):
+        assert got == exp, f"slot {t}: schedsim ran {got}, the model {exp}"
+    assert len(rows) == len(want)
+    for n, *_ in tasks:
+        assert summary["tasks"][n]["quanta"] == model.work[n]
+        if model.by_name[n].runnable() and len(tasks) <= 64:
+            assert summary[f"phi_{n}"] == model.by_name[n].phi
+
+
+@MODEL_SETTINGS
+@given(mixes(dynamic=False))
+def test_static_mix_matches_model(tmp_path, case):
+    """Every slot of every CPU, as the model of gdq_ref.py decides it."""
+    compare_with_model(tmp_path, *case)
+
+
+@MODEL_SETTINGS
+@given(mixes(dynamic=True))
+def test_dynamic_mix_matches_model(tmp_path, case):
+    """The same with phases and join/leave/block/wake events: each change
+    of the runnable set readjusts the weights, regroups and deals the
+    processors afresh (Sec. 2.4)."""
+    compare_with_model(tmp_path, *case)
 
 
 def names_of(rows):
