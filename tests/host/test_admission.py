@@ -2,8 +2,8 @@
 (pd2, spd2), G-EDF and P-EDF's bins apply, against Python's fractions on
 sums that sit at or within 2^-60 of the bound, with periods whose common
 denominator has thousands of bits; and sets of 100,000 tasks admitted or
-refused by every scheduler in a time only an O(N log N) admission
-meets."""
+refused by every scheduler, and a million task names checked, in a time
+only O(N log N) admission and parsing meet."""
 import os
 import random
 import subprocess
@@ -179,3 +179,16 @@ def test_100000_weighted_tasks(tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert f'"weight_total": {sum(weights)},' in proc.stdout
     assert '"adjusted": 0,' in proc.stdout
+
+
+def test_duplicate_name_among_a_million_tasks(tmp_path):
+    """The parser checks names once, sorted (it looked each name up among
+    those before it: minutes for a million)."""
+    f = tmp_path / "million.tasks"
+    f.write_text("".join(f"task T{i} e=1 p=1000\n" for i in range(10 * BIG))
+                 + "task T4242 e=1 p=10\n")
+    proc = subprocess.run([str(host_tool("taskset_check")), str(f)],
+                          capture_output=True, text=True, timeout=TIMEOUT)
+    assert proc.returncode != 0
+    assert f"million.tasks:{10 * BIG + 1}: task name 'T4242' is used " \
+        "twice (first on line 4243)" in proc.stderr, proc.stderr
