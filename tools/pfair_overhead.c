@@ -34,22 +34,6 @@ static double uniform(void)
 	return xorshift64_unit(&rng);
 }
 
-static unsigned parse_list(const char *s, uint64_t *out)
-{
-	unsigned n = 0;
-	while (*s && n < MAX_LIST) {
-		size_t len = strcspn(s, ",");
-		if (parse_u64(s, len, 1u << 20, &out[n]) != PARSE_NUM_OK ||
-		    !out[n]) {
-			fprintf(stderr, "pfair_overhead: bad list '%s'\n", s);
-			exit(2);
-		}
-		n++;
-		s += len + (s[len] == ',');
-	}
-	return n;
-}
-
 static void make_set(struct taskset *ts, unsigned n, unsigned m, double *raw)
 {
 	double sum = 0, target = n / 2.0 < m ? n / 2.0 : m;
@@ -92,9 +76,11 @@ int main(int argc, char **argv)
 		const char *a = argv[i], *v = argv[i + 1];
 		uint64_t *dst = NULL;
 		if (!strcmp(a, "--n"))
-			nn = parse_list(v, ns);
+			nn = bench_list("pfair_overhead", v, ns, MAX_LIST,
+						1u << 20);
 		else if (!strcmp(a, "--m"))
-			nm = parse_list(v, ms);
+			nm = bench_list("pfair_overhead", v, ms, MAX_LIST,
+						1u << 20);
 		else if (!strcmp(a, "--sets"))
 			dst = &sets;
 		else if (!strcmp(a, "--slots"))

@@ -12,10 +12,7 @@ import tempfile
 import time
 from fractions import Fraction
 
-from benchlib import print_table, pyplot, write_csv
-
-ROOT = pathlib.Path(__file__).resolve().parent.parent.parent
-HOST = ROOT / "build" / "host"
+from benchlib import host_tool, print_table, pyplot, write_csv
 
 PLANS = {
     "smoke": dict(n=[10, 50], m=[2, 4], sets=2, slots=100, sim_slots=2000),
@@ -24,14 +21,6 @@ PLANS = {
     "full": dict(n=list(range(10, 501, 10)), m=[2, 4, 8, 16], sets=1000,
                  slots=200, sim_slots=1000000),
 }
-
-
-def tool(name):
-    path = HOST / name
-    if not path.exists():
-        subprocess.run(["make", "-C", str(ROOT), "-j2", "host"], check=True,
-                       stdout=subprocess.DEVNULL)
-    return path
 
 
 def random_set(n, m, rng):
@@ -54,7 +43,7 @@ def throughput(sched, slots, tmp):
     f.write_text("".join(f"task {n} e={e} p={p}\n"
                          for n, e, p in random_set(50, 8, rng)))
     start = time.perf_counter()
-    subprocess.run([str(tool("schedsim-fast")), "--sched", sched, "--cpus",
+    subprocess.run([str(host_tool("schedsim-fast")), "--sched", sched, "--cpus",
                     "8", "--slots", str(slots), "--summary-only", str(f)],
                    check=True, stdout=subprocess.DEVNULL)
     return slots / (time.perf_counter() - start)
@@ -63,7 +52,7 @@ def throughput(sched, slots, tmp):
 def run(mode, outdir):
     plan = PLANS[mode]
     proc = subprocess.run(
-        [str(tool("pfair_overhead-fast")),
+        [str(host_tool("pfair_overhead-fast")),
          "--n", ",".join(map(str, plan["n"])),
          "--m", ",".join(map(str, plan["m"])),
          "--sets", str(plan["sets"]), "--slots", str(plan["slots"])],
