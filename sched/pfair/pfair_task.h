@@ -46,6 +46,7 @@ struct pfair_task {
 	bool resched;             /* selected back-to-back (ReschedNext) */
 	bool queued;              /* in Eligible or Incoming (pfair_queue) */
 	bool far;                 /* in the queue's far heap */
+	unsigned selq_pos;        /* index in its pfair_selq (spd2.c) */
 	int64_t ran_slot;         /* last slot it was granted a processor */
 	unsigned ran_cpu;
 
