@@ -7,9 +7,9 @@
  * a table (boot/trampoline.asm). Under an emulator with more virtual CPUs
  * than host cores, a CPU that spins takes host time from the CPU doing the
  * work, so bring-up used to grow with the square of the CPU count: every
- * CPU that waits here halts and is woken by an IPI (VEC_SMP_WAKE). The only
- * spins left are the TSC handshake's, where a microsecond is what is
- * measured: 32 round trips, while only the two CPUs of the handshake run.
+ * CPU that waits here halts and is woken by an IPI (VEC_SMP_WAKE). The one
+ * spin left is the TSC handshake's, where a microsecond is what is
+ * measured, and it is bounded by spin_us= as the scheduler's turns are.
  */
 #include "smp.h"
 
@@ -22,6 +22,7 @@
 #include "../drivers/apic/lapic.h"
 #include "bootmem.h"
 #include "console.h"
+#include "options.h"
 #include "panic.h"
 
 struct smp_info smp;
@@ -34,7 +35,17 @@ struct smp_info smp;
 #define CHECKIN_TIMEOUT_US 2000000
 /* How long the CPUs may take to move to their final records. */
 #define MOVE_TIMEOUT_US 2000000
+/* The TSC handshake: at least SKEW_ROUNDS round trips, and then more until
+ * one takes under SKEW_GOOD_US -- which bounds the offset within half of
+ * that, well inside the 7.8 us between staggered boundaries at M = 128 --
+ * or SKEW_BUDGET_US have passed. On hardware the first rounds are far
+ * shorter; under an emulator on a busy host the two CPUs run at the same
+ * time only now and then. */
 #define SKEW_ROUNDS 32
+#define SKEW_GOOD_US 2
+#define SKEW_BUDGET_US 5000
+/* sync_round's value that ends a handshake. */
+#define SKEW_DONE (~0ull)
 /* A CPU waiting with a deadline is woken this often, in local APIC timer
  * ticks at divide-by-1, to look at the TSC: 1 ms on QEMU's 1 GHz timer,
  * tens of ms on a bus clock of tens of MHz. It bounds only how late a
@@ -120,36 +131,86 @@ static void halt_until(int (*done)(const void *), const void *arg,
 		lapic_timer_stop();
 }
 
-/* TSC handshake (BSP side of measure_offset), one AP at a time. */
+/*
+ * TSC handshake, one AP at a time. Each side waits for the other spinning,
+ * up to spin_us= -- on hardware a round trip takes well under that, and a
+ * spin is what keeps it short -- and then halted until the other side,
+ * seeing it parked, sends VEC_SMP_WAKE: on an emulator whose host is busy,
+ * the CPU waited for may not be running at all, and spinning would keep it
+ * off the host core longer. A round with a halt has a long round trip and
+ * is not the one kept.
+ */
 static volatile uint64_t sync_round, sync_reply, sync_ap_tsc;
+static volatile int bsp_parked, ap_parked;
+static uint64_t spin_cycles;
+
+/* Waits until *word is no longer old. */
+static void spin_then_halt(volatile uint64_t *word, uint64_t old,
+			   volatile int *parked)
+{
+	irq_disable();
+	uint64_t spin_until = rdtsc() + spin_cycles;
+	while (*word == old) {
+		if (rdtsc() < spin_until) {
+			cpu_relax();
+			continue;
+		}
+		/* Announce, then look again: with the fences on both sides
+		 * either the writer sees parked or this CPU sees the word. */
+		*parked = 1;
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+		if (*word == old)
+			cpu_wait_for_interrupt();
+		irq_disable();
+		*parked = 0;
+	}
+}
+
+/* After writing what the other side waits for. */
+static void wake_if_parked(volatile int *parked, uint32_t apic_id)
+{
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (*parked)
+		lapic_send_ipi(apic_id, VEC_SMP_WAKE);
+}
 
 /* The AP's TSC minus the BSP's: the AP stamps its TSC between the BSP's
  * two stamps; the round with the shortest round trip bounds it best. */
-static int64_t measure_offset(void)
+static int64_t measure_offset(uint32_t ap_apic_id)
 {
 	int64_t best = 0;
-	uint64_t best_rtt = ~0ull;
-	for (uint64_t r = 1; r <= SKEW_ROUNDS; r++) {
+	uint64_t best_rtt = ~0ull, good = tsc_from_us(SKEW_GOOD_US);
+	uint64_t budget_end = rdtsc() + tsc_from_us(SKEW_BUDGET_US);
+	for (uint64_t r = 1; r <= SKEW_ROUNDS ||
+	     (best_rtt > good && rdtsc() < budget_end); r++) {
 		uint64_t t0 = rdtsc_ordered();
 		sync_round = r;
-		while (sync_reply != r)
-			cpu_relax();
+		wake_if_parked(&ap_parked, ap_apic_id);
+		spin_then_halt(&sync_reply, r - 1, &bsp_parked);
 		uint64_t t1 = rdtsc_ordered();
 		if (t1 - t0 < best_rtt) {
 			best_rtt = t1 - t0;
 			best = (int64_t)(sync_ap_tsc - (t0 + (t1 - t0) / 2));
 		}
 	}
+	sync_round = SKEW_DONE;
+	wake_if_parked(&ap_parked, ap_apic_id);
 	return best;
 }
 
 static void answer_offset(void)
 {
-	for (uint64_t r = 1; r <= SKEW_ROUNDS; r++) {
-		while (sync_round != r)
-			cpu_relax();
+	uint64_t r = 0;
+	for (;;) {
+		/* The BSP moves on only once answered: the round read after
+		 * the wait is the one to answer. */
+		spin_then_halt(&sync_round, r, &ap_parked);
+		r = sync_round;
+		if (r == SKEW_DONE)
+			return;
 		sync_ap_tsc = rdtsc_ordered();
 		sync_reply = r;
+		wake_if_parked(&bsp_parked, bsp_apic_id);
 	}
 }
 
@@ -351,7 +412,7 @@ static void measure(unsigned s)
 	sync_reply = 0;
 	__atomic_store_n(&boot.step[s], AP_MEASURE, __ATOMIC_SEQ_CST);
 	lapic_send_ipi(p->apic_id, VEC_SMP_WAKE);
-	p->tsc_offset = measure_offset();
+	p->tsc_offset = measure_offset(p->apic_id);
 	p->state = CPU_ONLINE;
 	int64_t mag = p->tsc_offset < 0 ? -p->tsc_offset : p->tsc_offset;
 	if (mag > smp.max_skew_cycles)
@@ -445,6 +506,7 @@ void smp_boot_aps(void)
 		smp.found = 1;
 	smp.unsupported = acpi.ncpus_dropped;
 	smp.online = 1;
+	spin_cycles = tsc_from_us(options.spin_us);
 	prepare_slots();
 	if (boot.slots > 1) {
 		start_all();
