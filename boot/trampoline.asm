@@ -1,16 +1,28 @@
 ; boot/trampoline.asm: where each AP starts after the startup IPI (SIPI).
 ;
-; The BSP copies this code to a reserved page below 1 MiB (SMP_TRAMPOLINE in
-; arch/x86/smp.c); the SIPI vector is that page's number (MP spec B.4.2),
-; so the AP starts in real mode at CS:IP = page:0. It goes to protected
-; mode, then long mode with the BSP's page tables, and jumps to
-; smp_ap_entry with the stack and CPU index the BSP left in the data block.
-; Addresses are relative to the start of the page: the code runs at
-; whatever page the BSP chose, with DS = CS.
+; kernel/smp.c copies this code once to TRAMPOLINE_PAGE below 1 MiB; the
+; SIPI vector is that page's number (MP spec B.4.2), so an AP starts in real
+; mode at CS:IP = page:0. It goes to protected mode, then long mode with the
+; BSP's page tables, finds itself by its APIC ID in the table the BSP left
+; in trampoline_data, and jumps to the kernel with that entry's stack and
+; CPU index. Every AP runs the same copy at the same time, so nothing here
+; is written once the APs are started: the page is fixed (exported to C as
+; ap_trampoline_page) and addresses are absolute.
 
 %include "boot/long_mode.inc"
 
+TRAMPOLINE_PAGE     equ 0x8000
+; kernel/smp.c's struct ap_start: stack top, APIC ID, CPU index.
+AP_START_STACK      equ 0
+AP_START_APIC_ID    equ 8
+AP_START_CPU        equ 12
+AP_START_SIZE       equ 16
+
 %define REL(x) ((x) - trampoline)
+%define ABS(x) (REL(x) + TRAMPOLINE_PAGE)
+
+global ap_trampoline_page
+ap_trampoline_page  equ TRAMPOLINE_PAGE
 
 section .trampoline
 bits 16
@@ -20,19 +32,11 @@ trampoline:
 	cld
 	mov ax, cs
 	mov ds, ax
-	; Patch the far-jump targets and the GDT base with this page's linear
-	; address (CS * 16), so the code runs wherever it was copied.
-	xor ebx, ebx
-	mov bx, ax
-	shl ebx, 4
-	add [REL(gdt_ptr) + 2], ebx
-	add [REL(pm_target)], ebx
-	add [REL(lm_target)], ebx
 	lgdt [REL(gdt_ptr)]
 	mov eax, cr0
 	or eax, CR0_PE
 	mov cr0, eax
-	jmp dword far [REL(pm_target)]
+	jmp dword 0x08:ABS(protected)
 
 bits 32
 protected:
@@ -40,19 +44,54 @@ protected:
 	mov ds, ax
 	mov es, ax
 	mov ss, ax
-	ENABLE_LONG_MODE [ebx + REL(data_cr3)]
-	jmp far [ebx + REL(lm_target)]
+	ENABLE_LONG_MODE [ABS(data_cr3)]
+	jmp 0x18:ABS(long_mode)
 
 bits 64
 long_mode:
-	mov ebx, ebx                        ; upper halves are undefined after the switch
 	mov ax, 0x10
 	mov ds, ax
 	mov es, ax
 	mov ss, ax
-	mov rsp, [rbx + REL(data_stack)]
-	mov edi, [rbx + REL(data_cpu)]
-	mov rax, [rbx + REL(data_entry)]
+	; This CPU's APIC ID: the x2APIC ID in CPUID leaf 0xB EDX where the
+	; leaf exists (max leaf >= 0xB and subleaf 0 with EBX != 0, SDM vol. 2A,
+	; CPUID), which holds IDs above 255 too; else the initial APIC ID in
+	; CPUID.1:EBX[31:24].
+	xor eax, eax
+	cpuid
+	cmp eax, 0xb
+	jb .initial_id
+	mov eax, 0xb
+	xor ecx, ecx
+	cpuid
+	test ebx, ebx
+	jz .initial_id
+	mov esi, edx
+	jmp .find
+.initial_id:
+	mov eax, 1
+	cpuid
+	shr ebx, 24
+	mov esi, ebx
+.find:
+	mov rbx, [ABS(data_table)]
+	mov rcx, [ABS(data_count)]
+.next:
+	test rcx, rcx
+	jz .not_listed
+	cmp [rbx + AP_START_APIC_ID], esi
+	je .found
+	add rbx, AP_START_SIZE
+	dec rcx
+	jmp .next
+.not_listed:                            ; a CPU the kernel did not start
+	cli
+	hlt
+	jmp .not_listed
+.found:
+	mov rsp, [rbx + AP_START_STACK]
+	mov edi, [rbx + AP_START_CPU]
+	mov rax, [ABS(data_entry)]
 	xor ebp, ebp
 	push 0                              ; a null return address ends traces
 	jmp rax
@@ -66,17 +105,11 @@ gdt:
 gdt_end:
 gdt_ptr:
 	dw gdt_end - gdt - 1
-	dd REL(gdt)
-pm_target:
-	dd REL(protected)
-	dw 0x08
-lm_target:
-	dd REL(long_mode)
-	dw 0x18
+	dd ABS(gdt)
 
 align 8
-trampoline_data:                        ; filled by the BSP before each SIPI
+trampoline_data:                        ; kernel/smp.c's struct trampoline_data
 data_cr3:   dq 0
-data_stack: dq 0
 data_entry: dq 0
-data_cpu:   dq 0
+data_table: dq 0                        ; struct ap_start[data_count]
+data_count: dq 0

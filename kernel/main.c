@@ -163,9 +163,10 @@ void kernel_main(uint32_t magic, uint32_t info_phys)
 		(unsigned long long)smp.bringup_us,
 		lapic_is_x2apic() ? "x2APIC" : "xAPIC",
 		(long long)smp.max_skew_cycles);
-	kprintf("RESULT smp cpus_found=%u cpus_online=%u bringup_us=%llu apic=%s\n",
-		smp.found, smp.online, (unsigned long long)smp.bringup_us,
-		lapic_is_x2apic() ? "x2apic" : "xapic");
+	kprintf("RESULT smp cpus_found=%u cpus_online=%u bringup_us=%llu apic=%s "
+		"cpus_unsupported=%u\n", smp.found, smp.online,
+		(unsigned long long)smp.bringup_us,
+		lapic_is_x2apic() ? "x2apic" : "xapic", smp.unsupported);
 	kprintf("RESULT tsc freq_mhz=%llu.%03llu method=%s disagree_ppm=%llu "
 		"invariant=%d max_skew_cycles=%lld deadline=%d khz=%llu "
 		"calib_us=%llu\n",

@@ -8,6 +8,8 @@
 struct smp_info {
 	unsigned found;          /* enabled CPUs in the firmware tables */
 	unsigned online;         /* CPUs that checked in (BSP included) */
+	unsigned unsupported;    /* found, but beyond MAX_CPUS or needing
+				    x2APIC mode where there is none */
 	uint64_t bringup_us;
 	int64_t max_skew_cycles; /* largest |TSC offset| of an AP */
 };
@@ -20,16 +22,20 @@ void smp_init_bsp(void);
 void smp_init_bsp_apic(uint64_t mmio_base);
 
 /*
- * INIT-SIPI-SIPI to each enabled CPU in turn (MP spec B.4), timed with the
- * calibrated TSC; waits for each to check in, names any that does not, and
- * measures each AP's TSC offset against the BSP.
+ * Starts every enabled CPU the firmware lists at once (INIT to all, then
+ * SIPI-SIPI, MP spec B.4), timed with the calibrated TSC; measures each
+ * AP's TSC offset against the BSP as it checks in, names any that does not
+ * and any the kernel cannot run, and sizes the per-CPU memory from the
+ * CPUs found (CPU k is the k-th online in the firmware's order).
  */
 void smp_boot_aps(void);
 
 /*
- * Runs fn(arg) on every online CPU (the BSP too). Returns 0 when all have
- * finished, or how many had not after timeout_us. APs wait for such calls
- * after checking in.
+ * Runs fn(arg) on every online CPU (the BSP too); called on the BSP.
+ * Returns 0 when all have finished, or how many had not after timeout_us.
+ * APs wait for such calls halted after checking in; fn starts with
+ * interrupts disabled. Once its own fn returns, the BSP waits halted, its
+ * local APIC timer waking it to watch the timeout.
  */
 unsigned smp_run_on_all(void (*fn)(void *), void *arg, uint64_t timeout_us);
 

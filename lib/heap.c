@@ -9,9 +9,22 @@
 
 void heap_init(struct heap *h, heap_before_fn before)
 {
-	h->head = NULL;
+	h->head = h->top = NULL;
 	h->size = 0;
 	h->before = before;
+}
+
+/* The first root in `before` order: the first item, since every tree is
+ * heap-ordered. */
+static struct heap_node *first_root(const struct heap *h)
+{
+	struct heap_node *best = h->head;
+	if (!best)
+		return NULL;
+	for (struct heap_node *x = best->sibling; x; x = x->sibling)
+		if (h->before(x, best))
+			best = x;
+	return best;
 }
 
 /* y becomes the first child of z; both roots of equal degree. */
@@ -65,23 +78,31 @@ static void union_roots(struct heap *h, struct heap_node *list)
 	h->head = head;
 }
 
+/*
+ * n joins as a tree of degree 0 and carries into the trees of equal degree
+ * at the front of the root list, like adding 1 to a binary counter: O(1)
+ * amortised, where a union with the whole root list cost O(log n) always.
+ */
 void heap_insert(struct heap *h, struct heap_node *n)
 {
+	struct heap_node *carry = n, *rest = h->head;
 	n->parent = n->child = n->sibling = NULL;
 	n->degree = 0;
 	h->size++;
-	union_roots(h, n);
-}
-
-struct heap_node *heap_peek(const struct heap *h)
-{
-	struct heap_node *best = h->head;
-	if (!best)
-		return NULL;
-	for (struct heap_node *x = best->sibling; x; x = x->sibling)
-		if (h->before(x, best))
-			best = x;
-	return best;
+	if (!h->top || h->before(n, h->top))
+		h->top = n;
+	while (rest && rest->degree == carry->degree) {
+		struct heap_node *next = rest->sibling;
+		if (h->before(rest, carry)) {
+			link(carry, rest);
+			carry = rest;
+		} else {
+			link(rest, carry);
+		}
+		rest = next;
+	}
+	carry->sibling = rest;
+	h->head = carry;
 }
 
 static void unlink_root(struct heap *h, struct heap_node *r)
@@ -93,11 +114,30 @@ static void unlink_root(struct heap *h, struct heap_node *r)
 	r->sibling = NULL;
 }
 
+/* Removes the root r: its children, lowest degree first, rejoin h. */
+static void remove_root(struct heap *h, struct heap_node *r)
+{
+	struct heap_node *list = NULL, *next;
+	unlink_root(h, r);
+	for (struct heap_node *ch = r->child; ch; ch = next) {
+		next = ch->sibling;
+		ch->parent = NULL;
+		ch->sibling = list;
+		list = ch;
+	}
+	r->child = NULL;
+	r->degree = 0;
+	h->size--;
+	union_roots(h, list);
+}
+
 struct heap_node *heap_extract(struct heap *h)
 {
-	struct heap_node *best = heap_peek(h);
-	if (best)
-		heap_delete(h, best);
+	struct heap_node *best = h->top;
+	if (best) {
+		remove_root(h, best);
+		h->top = first_root(h);
+	}
 	return best;
 }
 
@@ -113,6 +153,12 @@ void heap_delete(struct heap *h, struct heap_node *n)
 {
 	struct heap_node *piece[HEAP_MAX_DEGREE];
 	struct heap_node *root = n, *next;
+	if (!n->parent) {
+		remove_root(h, n);
+		if (n == h->top)
+			h->top = first_root(h);
+		return;
+	}
 	while (root->parent)
 		root = root->parent;
 	/* Every piece has a degree below the root's: only those slots. */
@@ -156,14 +202,17 @@ void heap_delete(struct heap *h, struct heap_node *n)
 			piece[d]->sibling = list;
 			list = piece[d];
 		}
+	/* n was no root, so not the first item, which stays a root. */
 	union_roots(h, list);
 }
 
 void heap_union(struct heap *dst, struct heap *src)
 {
+	if (src->top && (!dst->top || dst->before(src->top, dst->top)))
+		dst->top = src->top;
 	dst->size += src->size;
 	union_roots(dst, src->head);
-	src->head = NULL;
+	src->head = src->top = NULL;
 	src->size = 0;
 }
 
@@ -171,7 +220,9 @@ void heap_swap(struct heap *a, struct heap *b)
 {
 	struct heap t = *a;
 	a->head = b->head;
+	a->top = b->top;
 	a->size = b->size;
 	b->head = t.head;
+	b->top = t.top;
 	b->size = t.size;
 }

@@ -8,9 +8,11 @@
  * implementation thus serves min- and max-ordered use: a min-heap and a
  * max-heap of the same items differ only in the relation they are given.
  *
- * Costs for n items: insert, extract, delete, union O(log n); peek O(log n)
- * (a scan of the root list, at most log2(n) + 1 roots); size O(1).
- * No allocation; freestanding.
+ * Costs for n items: extract, delete, union O(log n); insert O(1)
+ * amortised (a carry through the smallest trees, as in a binary counter);
+ * peek and size O(1) (the first item is kept; the `before` relation must be
+ * a strict total order, so that it is one item). No allocation;
+ * freestanding.
  */
 #ifndef LIB_HEAP_H
 #define LIB_HEAP_H
@@ -28,6 +30,7 @@ typedef bool (*heap_before_fn)(const struct heap_node *a,
 
 struct heap {
 	struct heap_node *head;   /* root list, increasing degree */
+	struct heap_node *top;    /* the first item (always a root) */
 	size_t size;
 	heap_before_fn before;
 };
@@ -37,7 +40,10 @@ static inline size_t heap_size(const struct heap *h) { return h->size; }
 
 void heap_insert(struct heap *h, struct heap_node *n);
 /* The first item in `before` order, or NULL when empty. */
-struct heap_node *heap_peek(const struct heap *h);
+static inline struct heap_node *heap_peek(const struct heap *h)
+{
+	return h->top;
+}
 struct heap_node *heap_extract(struct heap *h);
 /* n must be in h. */
 void heap_delete(struct heap *h, struct heap_node *n);

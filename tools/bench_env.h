@@ -1,14 +1,18 @@
 /*
  * tools/bench_env.h: what the host benchmark programs give a plugin --
  * memory (all released by bench_free) and a reschedule request that needs
- * no answer, since every CPU is asked at every boundary anyway.
+ * no answer, since every CPU is asked at every boundary anyway -- and how
+ * they read a list argument.
  */
 #ifndef TOOLS_BENCH_ENV_H
 #define TOOLS_BENCH_ENV_H
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "../lib/parse_num.h"
 
 static void **bench_blocks;
 static size_t bench_nblocks, bench_cap;
@@ -42,6 +46,25 @@ static void bench_no_resched(void *ctx, unsigned cpu)
 {
 	(void)ctx;
 	(void)cpu;
+}
+
+/* "a,b,c": up to max numbers in 1..limit into out; exits naming prog on
+ * anything else. Returns how many. */
+static inline unsigned bench_list(const char *prog, const char *s,
+				  uint64_t *out, unsigned max, uint64_t limit)
+{
+	unsigned n = 0;
+	while (*s && n < max) {
+		size_t len = strcspn(s, ",");
+		if (parse_u64(s, len, limit, &out[n]) != PARSE_NUM_OK ||
+		    !out[n]) {
+			fprintf(stderr, "%s: bad list '%s'\n", prog, s);
+			exit(2);
+		}
+		n++;
+		s += len + (s[len] == ',');
+	}
+	return n;
 }
 
 #endif

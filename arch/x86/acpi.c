@@ -38,9 +38,7 @@ unsigned acpi_init(const void *rsdp_v1, const void *rsdp_v2)
 		acpi.source = "acpi";
 	if (acpi.ncpus == 0)
 		mptable_read();
-	if (acpi.ncpus_dropped)
-		arch_log("acpi: %u CPUs beyond the kernel's limit of %d are "
-			"ignored\n", acpi.ncpus_dropped, ACPI_MAX_CPUS);
+	acpi_name_dropped();
 	return acpi.ncpus;
 }
 

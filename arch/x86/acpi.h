@@ -5,7 +5,11 @@
 
 #include <stdint.h>
 
-#define ACPI_MAX_CPUS 64
+#include "percpu.h"
+
+/* The CPUs the kernel can run on; the firmware's others are named and
+ * counted (ncpus_dropped). */
+#define ACPI_MAX_CPUS MAX_CPUS
 #define ACPI_MAX_IOAPICS 8
 
 struct acpi_cpu {
@@ -27,7 +31,9 @@ struct acpi_info {
 	unsigned ncpus;           /* entries kept (enabled ones) */
 	unsigned ncpus_disabled;  /* present but neither enabled nor capable */
 	unsigned ncpus_hotplug;   /* online-capable, not enabled at boot */
-	unsigned ncpus_dropped;   /* beyond ACPI_MAX_CPUS */
+	unsigned ncpus_dropped;   /* enabled, beyond ACPI_MAX_CPUS */
+	uint32_t dropped_first;   /* the run of consecutive dropped APIC IDs */
+	unsigned dropped_run;     /* not yet named (acpi_name_dropped) */
 	struct acpi_ioapic ioapic[ACPI_MAX_IOAPICS];
 	unsigned nioapics;
 	/* FADT (ACPI 6.4, 5.2.9) */

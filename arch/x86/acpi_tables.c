@@ -134,6 +134,36 @@ int acpi_rsdp_valid(const void *p, int quiet)
 	return 1;
 }
 
+void acpi_name_dropped(void)
+{
+	uint32_t first = acpi.dropped_first;
+	if (acpi.dropped_run == 1)
+		arch_log("acpi: CPU with APIC ID %u left out: the kernel runs on "
+			"at most %d CPUs\n", first, ACPI_MAX_CPUS);
+	else if (acpi.dropped_run > 1)
+		arch_log("acpi: CPUs with APIC IDs %u-%u left out: the kernel "
+			"runs on at most %d CPUs\n", first,
+			first + acpi.dropped_run - 1, ACPI_MAX_CPUS);
+	acpi.dropped_run = 0;
+}
+
+/* Counts an enabled CPU beyond ACPI_MAX_CPUS and names it, in runs of
+ * consecutive APIC IDs: a large machine's are long, and a line names a run.
+ * The kept CPUs are not searched for it, so an ID listed twice past the
+ * limit counts twice, where within it it counts once. */
+static void drop_cpu(uint32_t apic_id)
+{
+	acpi.ncpus_dropped++;
+	if (acpi.dropped_run &&
+	    apic_id == acpi.dropped_first + acpi.dropped_run) {
+		acpi.dropped_run++;
+		return;
+	}
+	acpi_name_dropped();
+	acpi.dropped_first = apic_id;
+	acpi.dropped_run = 1;
+}
+
 void acpi_add_cpu(uint32_t apic_id, uint32_t uid, uint32_t flags)
 {
 	int enabled = flags & 1, capable = (flags >> 1) & 1;
@@ -148,7 +178,7 @@ void acpi_add_cpu(uint32_t apic_id, uint32_t uid, uint32_t flags)
 		if (acpi.cpu[i].apic_id == apic_id)
 			return;         /* listed as both LAPIC and x2APIC */
 	if (acpi.ncpus == ACPI_MAX_CPUS) {
-		acpi.ncpus_dropped++;
+		drop_cpu(apic_id);
 		return;
 	}
 	struct acpi_cpu *c = &acpi.cpu[acpi.ncpus++];

@@ -34,7 +34,11 @@ int acpi_rsdp_valid(const void *p, int quiet);
 int acpi_read_tables(const void *rsdp);
 
 /* Records one processor; flags as the MADT's: bit 0 Enabled, bit 1
- * Online Capable. A duplicate APIC ID is kept once. */
+ * Online Capable. A duplicate APIC ID is kept once. An enabled CPU beyond
+ * ACPI_MAX_CPUS is counted in ncpus_dropped and named. */
 void acpi_add_cpu(uint32_t apic_id, uint32_t uid, uint32_t flags);
+/* Names the last run of dropped CPUs (the others are named as a run ends):
+ * once every table is read. */
+void acpi_name_dropped(void);
 
 #endif

@@ -3,23 +3,31 @@
 
 #include "cpu.h"
 
-struct percpu percpu[MAX_CPUS];
-volatile unsigned cpu_count;
+static struct percpu boot_record;
+static uint8_t boot_ist_stacks[PERCPU_IST_BYTES] __attribute__((aligned(16)));
 
-static uint8_t ist_stacks[MAX_CPUS][3 * IST_STACK_SIZE]
-	__attribute__((aligned(16)));
+struct percpu *volatile percpu = &boot_record;
+volatile unsigned cpu_count = 1;
 
-void percpu_install(unsigned cpu)
+void percpu_setup(struct percpu *p)
 {
-	struct percpu *p = &percpu[cpu];
 	p->self = p;
-	p->cpu = cpu;
 	wrmsr(MSR_GS_BASE, (uint64_t)p);
+	desc_load_cpu(&p->gdt, &p->tss, p->ist_stacks, IST_STACK_SIZE);
 }
 
-void percpu_setup_cpu(unsigned cpu)
+void percpu_setup_boot_cpu(void)
 {
-	percpu_install(cpu);
-	desc_load_cpu(&percpu[cpu].gdt, &percpu[cpu].tss, ist_stacks[cpu],
-		      IST_STACK_SIZE);
+	boot_record.cpu = 0;
+	boot_record.ist_stacks = boot_ist_stacks;
+	percpu_setup(&boot_record);
+}
+
+void percpu_move(struct percpu *to, unsigned cpu)
+{
+	*to = *this_cpu();
+	to->cpu = cpu;
+	/* desc_load_cpu rebuilds the GDT, so the copied TSS descriptor's busy
+	 * bit (set by the first LTR, SDM vol. 3, 8.2.2) is not loaded again. */
+	percpu_setup(to);
 }

@@ -2,6 +2,10 @@
  * arch/x86/percpu: one record per CPU, reached through GS base. GDB's `cpus`
  * command (tools/gdb/kernel.gdb) reads percpu[] and cpu_count: keep the
  * field names it uses.
+ *
+ * The boot CPU starts on a record of its own; once the CPUs are counted, the
+ * kernel gives the table a record per CPU from memory sized for them and
+ * each CPU moves onto its record (percpu_move).
  */
 #ifndef ARCH_X86_PERCPU_H
 #define ARCH_X86_PERCPU_H
@@ -10,9 +14,15 @@
 
 #include "desc.h"
 
-#define MAX_CPUS 64
+/* The most CPUs the kernel runs on: every xAPIC ID (0-254; 255 is the
+ * broadcast address, SDM vol. 3, 11.6.1) and one more an x2APIC machine
+ * may number beyond them. Only the firmware's list is this long; per-CPU
+ * memory is sized from the CPUs found. */
+#define MAX_CPUS 256
 #define KSTACK_SIZE 16384
 #define IST_STACK_SIZE 8192
+/* One CPU's interrupt stacks: IST_NMI, IST_DOUBLE_FAULT, IST_MACHINE_CHECK. */
+#define PERCPU_IST_BYTES (3 * IST_STACK_SIZE)
 
 enum cpu_state {
 	CPU_ABSENT,     /* no such CPU, or not started */
@@ -37,14 +47,15 @@ struct percpu {
 	struct gdt gdt;
 	struct tss tss;
 	uint8_t *stack_top;
+	uint8_t *ist_stacks;            /* PERCPU_IST_BYTES */
 } __attribute__((aligned(64)));
 
 _Static_assert(__builtin_offsetof(struct percpu, syscall_rsp0) == 8 &&
 	       __builtin_offsetof(struct percpu, syscall_user_rsp) == 16,
 	       "arch/x86/syscall.asm's offsets");
 
-extern struct percpu percpu[MAX_CPUS];
-extern volatile unsigned cpu_count;     /* CPUs in percpu[] (found) */
+extern struct percpu *volatile percpu;  /* cpu_count records */
+extern volatile unsigned cpu_count;
 
 static inline struct percpu *this_cpu(void)
 {
@@ -53,10 +64,16 @@ static inline struct percpu *this_cpu(void)
 	return p;
 }
 
-/* Points GS base at percpu[cpu] on the calling CPU. */
-void percpu_install(unsigned cpu);
-/* percpu_install, then the CPU's own GDT, TSS and interrupt stacks, and
- * the shared IDT. */
-void percpu_setup_cpu(unsigned cpu);
+/* The boot CPU's own record, before there is memory for the others. */
+void percpu_setup_boot_cpu(void);
+/*
+ * The calling CPU takes the record p (its cpu and ist_stacks filled in):
+ * GS base, a GDT and TSS of its own with those interrupt stacks, and the
+ * shared IDT.
+ */
+void percpu_setup(struct percpu *p);
+/* The calling CPU moves its record to `to`, as CPU `cpu`, and reloads its
+ * descriptors from there. */
+void percpu_move(struct percpu *to, unsigned cpu);
 
 #endif

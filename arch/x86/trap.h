@@ -18,6 +18,9 @@
 #define VEC_PAGE_FAULT 14
 #define VEC_MACHINE_CHECK 18
 /* Vectors the kernel programs (above the 32 exceptions, SDM vol. 3, 6.2). */
+/* Ends a halt and nothing else: kernel/smp.c wakes waiting CPUs with it,
+ * and its own one-shot timer uses it to bound a wait. */
+#define VEC_SMP_WAKE 0x30
 #define VEC_QUANTUM_TIMER 0x40
 #define VEC_CALIBRATION_TIMER 0x41
 #define VEC_RESCHED_IPI 0x50

@@ -152,6 +152,11 @@ void lapic_send_ipi(uint32_t apic_id, uint8_t vector)
 	send_icr(apic_id, ICR_LEVEL_ASSERT | vector);
 }
 
+void lapic_send_ipi_others(uint8_t vector)
+{
+	send_icr(0, ICR_LEVEL_ASSERT | ICR_ALL_EXCLUDING_SELF | vector);
+}
+
 void lapic_send_nmi_others(void)
 {
 	send_icr(0, ICR_NMI | ICR_LEVEL_ASSERT | ICR_ALL_EXCLUDING_SELF);

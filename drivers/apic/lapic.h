@@ -20,6 +20,10 @@ uint32_t lapic_error_status(void);
 void lapic_send_init(uint32_t apic_id);
 void lapic_send_startup(uint32_t apic_id, uint8_t page);
 void lapic_send_ipi(uint32_t apic_id, uint8_t vector);
+/* One fixed IPI to every CPU but the sender (destination shorthand, SDM
+ * vol. 3, 11.6.1). A CPU never started runs nothing for it: it waits for
+ * a SIPI with its local APIC software-disabled (SDM vol. 3, 11.4.7.2). */
+void lapic_send_ipi_others(uint8_t vector);
 void lapic_send_nmi_others(void);
 
 /* CPUID.1:ECX[24]: the timer has TSC-deadline mode. */

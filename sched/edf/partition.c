@@ -38,13 +38,36 @@ static void sort_decreasing(const struct taskset *ts, unsigned *idx,
 	}
 }
 
-/* Whether t fits on a CPU whose placed tasks' densities sum to bin (exact,
- * lib/ratsum); if so, bin takes it. */
-static int fits(struct ratsum *r, uint32_t *bin, const struct task_spec *t)
+/* First-fit bookkeeping: each CPU's density sum, and what an exact sum
+ * needs when lib/ratsum's bounds cannot tell. */
+struct bins {
+	const struct taskset *ts;
+	unsigned *cpu_of;       /* cpus: not placed yet */
+	struct ratsum *sum;
+	uint64_t *terms, *scratch;
+};
+
+/* Whether task i fits on CPU c (density sum <= 1); if so, c takes it. */
+static int fits(struct bins *b, unsigned c, unsigned i)
 {
-	if (!ratsum_fits(r, bin, NULL, t->e, window(t), 1))
+	const struct task_spec *t = &b->ts->task[i];
+	enum ratsum_answer a = ratsum_bound(&b->sum[c], NULL, t->e, window(t),
+					    1);
+	if (a == RATSUM_UNSURE) {
+		size_t n = 0;
+		for (unsigned j = 0; j < b->ts->ntasks; j++) {
+			const struct task_spec *x = &b->ts->task[j];
+			if (b->cpu_of[j] == c)
+				b->terms[n++] = ratsum_term(x->e, window(x));
+		}
+		b->terms[n++] = ratsum_term(t->e, window(t));
+		a = ratsum_exact_fits(b->terms, n, 1, b->scratch) ?
+		    RATSUM_FITS : RATSUM_EXCEEDS;
+	}
+	if (a == RATSUM_EXCEEDS)
 		return 0;
-	ratsum_add(r, bin, t->e, window(t));
+	ratsum_add(&b->sum[c], t->e, window(t));
+	b->cpu_of[i] = c;
 	return 1;
 }
 
@@ -55,22 +78,21 @@ int edf_partition_ffd(const struct taskset *ts, unsigned cpus,
 	unsigned n = ts->ntasks;
 	unsigned *idx = env->alloc(env->ctx, (n ? n : 1) * sizeof *idx);
 	unsigned *tmp = env->alloc(env->ctx, (n ? n : 1) * sizeof *tmp);
-	/* L over every window, then one zeroed accumulator per CPU. */
-	unsigned words = ratsum_words(n);
-	uint32_t *mem = env->alloc(env->ctx,
-				   (3 + (size_t)cpus) * words * sizeof *mem);
-	struct ratsum r;
-	ratsum_init(&r, mem, words);
-	for (unsigned i = 0; i < n; i++)
-		ratsum_add_period(&r, window(&ts->task[i]));
-	for (unsigned i = 0; i < n; i++)
+	struct bins b = {
+		ts, cpu_of, env->alloc(env->ctx, cpus * sizeof *b.sum),
+		env->alloc(env->ctx, (n + 1) * sizeof *b.terms),
+		env->alloc(env->ctx, ratsum_exact_words(n + 1) *
+				     sizeof *b.scratch),
+	};
+	for (unsigned i = 0; i < n; i++) {
 		idx[i] = i;
+		cpu_of[i] = cpus;
+	}
 	sort_decreasing(ts, idx, tmp, n);
 	for (unsigned k = 0; k < n; k++) {
 		unsigned i = idx[k];
 		unsigned c = 0;
-		while (c < cpus &&
-		       !fits(&r, mem + (3 + (size_t)c) * words, &ts->task[i]))
+		while (c < cpus && !fits(&b, c, i))
 			c++;
 		if (c == cpus) {
 			const struct task_spec *t = &ts->task[i];
@@ -82,7 +104,6 @@ int edf_partition_ffd(const struct taskset *ts, unsigned cpus,
 				     t->e, window(t), cpus);
 			return -1;
 		}
-		cpu_of[i] = c;
 	}
 	return 0;
 }

@@ -16,22 +16,28 @@
 int edf_admit_global(const struct taskset *ts, unsigned cpus,
 		     const struct sched_env *env, struct sched_error *err)
 {
-	unsigned words = ratsum_words(ts->ntasks);
-	uint32_t *mem = env->alloc(env->ctx, 4 * words * sizeof *mem);
-	struct ratsum r;
-	ratsum_init(&r, mem, words);
-	uint32_t *u = mem + 3 * words;
-	for (unsigned i = 0; i < ts->ntasks; i++)
-		ratsum_add_period(&r, ts->task[i].p);
-	for (unsigned i = 0; i < ts->ntasks; i++) {
+	unsigned n = ts->ntasks;
+	uint64_t *terms = env->alloc(env->ctx, (n + 1) * sizeof *terms);
+	uint64_t *scratch = env->alloc(env->ctx, ratsum_exact_words(n) *
+						 sizeof *scratch);
+	struct ratsum u = { 0 };
+	for (unsigned i = 0; i < n; i++) {
 		const struct task_spec *t = &ts->task[i];
-		if (!ratsum_fits(&r, u, NULL, t->e, t->p, cpus)) {
+		enum ratsum_answer a = ratsum_bound(&u, NULL, t->e, t->p, cpus);
+		if (a == RATSUM_UNSURE) {
+			for (unsigned j = 0; j <= i; j++)
+				terms[j] = ratsum_term(ts->task[j].e,
+						       ts->task[j].p);
+			a = ratsum_exact_fits(terms, i + 1, cpus, scratch) ?
+			    RATSUM_FITS : RATSUM_EXCEEDS;
+		}
+		if (a == RATSUM_EXCEEDS) {
 			fmt_snprintf(err->msg, sizeof err->msg,
 				     "task %s (line %u): total utilisation "
 				     "exceeds M = %u", t->name, t->line, cpus);
 			return -1;
 		}
-		ratsum_add(&r, u, t->e, t->p);
+		ratsum_add(&u, t->e, t->p);
 	}
 	return 0;
 }

@@ -24,7 +24,8 @@
 #define GDQ_ORDERS 32   /* weights are below 2^31 */
 #define GDQ_EP_SHIFT 16 /* e/p tasks: weight round(e * 2^16 / p), FORMATS 1 */
 
-enum { ABSENT, PRESENT, BLOCKED };
+/* A task's state as its events left it (lib/taskset.h). */
+enum { GONE, PRESENT, BLOCKED };
 
 __extension__ typedef __int128 s128;
 
@@ -39,6 +40,7 @@ struct gdq {
 	const struct taskset *ts;
 	struct gdq_proc *proc;
 	unsigned char *state;
+	bool *arrived;          /* its phase came, or it joined before */
 	uint64_t *w0;           /* weight asked for */
 	uint64_t *phi;          /* scratch: weights of the new mix */
 	uint64_t *work, *work0; /* work now, and at the last change of mix */
@@ -68,9 +70,10 @@ static unsigned order_of(uint64_t w)
 	return k;
 }
 
+/* In the scheduler: what Sec. 2.4's arrivals and departures change. */
 static bool runnable(const struct gdq *s, unsigned i)
 {
-	return s->state[i] == PRESENT;
+	return s->arrived[i] && s->state[i] == PRESENT;
 }
 
 /*
@@ -305,6 +308,7 @@ static void *gdq_create(const struct sched_config *cfg,
 	}
 	s->proc = env->alloc(env->ctx, (n + 1) * sizeof *s->proc);
 	s->state = env->alloc(env->ctx, n + 1);
+	s->arrived = env->alloc(env->ctx, (n + 1) * sizeof *s->arrived);
 	s->w0 = env->alloc(env->ctx, (n + 1) * sizeof *s->w0);
 	s->phased = env->alloc(env->ctx, (n + 1) * sizeof *s->phased);
 	s->phi = env->alloc(env->ctx, (n + 1) * sizeof *s->phi);
@@ -337,7 +341,8 @@ static void *gdq_create(const struct sched_config *cfg,
 			return 0;
 		}
 		s->w0[i] = w;
-		s->state[i] = t->phase ? ABSENT : PRESENT;
+		s->state[i] = PRESENT;
+		s->arrived[i] = !t->phase;
 		if (t->phase)
 			s->phased[s->nphased++] = (uint64_t)t->phase << 32 | i;
 	}
@@ -372,8 +377,11 @@ static void track_errors(struct gdq *s)
 	}
 }
 
-/* The tasks whose phase is t arrive (one that joined earlier is present
- * already). */
+/*
+ * The tasks whose phase is t arrive: one change of mix for all of them. One
+ * that joined earlier has arrived already; one that left or blocked before
+ * its phase arrives gone or blocked, as its events say.
+ */
 static void start_phases(struct gdq *s, uint64_t t)
 {
 	bool changed = false;
@@ -381,10 +389,8 @@ static void start_phases(struct gdq *s, uint64_t t)
 	while (s->next_phased < s->nphased &&
 	       s->phased[s->next_phased] >> 32 <= t) {
 		unsigned i = (uint32_t)s->phased[s->next_phased++];
-		if (s->state[i] == ABSENT) {
-			s->state[i] = PRESENT;
-			changed = true;
-		}
+		changed |= !s->arrived[i] && s->state[i] == PRESENT;
+		s->arrived[i] = true;
 	}
 	if (changed)
 		reallocate(s);
@@ -435,15 +441,20 @@ static void take_planned_stall(struct gdq *s, unsigned cpu)
 		gdq_refill(&s->grp[k], q);
 }
 
-/* MFQ(p_j) (Sec. 2.2.1); an idle processor looks for work every quantum. */
+/*
+ * MFQ(p_j) (Sec. 2.2.1); an idle processor looks for work every quantum.
+ * A processor's times stay mT + ceil(jT/P) while it is dedicated too, so
+ * that one the next change of mix frees waits for its own turn (with its
+ * time left stale it would re-decide at once, off the paper's schedule).
+ */
 static void mfq(struct gdq *s, unsigned cpu, uint64_t t)
 {
-	bool idle = s->cpu_group[cpu] < 0;
+	bool due = t >= s->next_mfq[cpu];
 
-	if (s->dedicated[cpu] || (t < s->next_mfq[cpu] && !idle))
-		return;                                 /* MFQ lines 1-2 */
 	while (s->next_mfq[cpu] <= t)
 		s->next_mfq[cpu] += s->T;
+	if (s->dedicated[cpu] || (!due && s->cpu_group[cpu] >= 0))
+		return;                                 /* MFQ lines 1-2 */
 	refresh_ready(s);
 	int from = s->cpu_group[cpu];
 	int to = gdq_mfq_pick(s->cli, GDQ_ORDERS, from);   /* lines 3-7 */
@@ -499,43 +510,51 @@ static int gdq_schedule(void *st, unsigned cpu, uint64_t t)
 	return task;
 }
 
-static void set_state(struct gdq *s, unsigned task, int from, int to)
+/* An event changes the mix (Sec. 2.4) only if it changes who is runnable:
+ * a blocked task that leaves was out of the scheduler already. */
+static void set_state(struct gdq *s, unsigned task, int to)
 {
-	if (s->state[task] != from)
-		return;
+	bool was = runnable(s, task);
+
 	s->state[task] = (unsigned char)to;
-	reallocate(s);
+	if (runnable(s, task) != was)
+		reallocate(s);
 }
 
+/* A join brings the task in at once, before its phase too. */
 static int gdq_join(void *st, unsigned task, uint64_t t,
 		    struct sched_error *err)
 {
 	struct gdq *s = st;
 	(void)t;
 	(void)err;
-	set_state(s, task, ABSENT, PRESENT);
+	if (s->state[task] == GONE) {
+		s->arrived[task] = true;
+		set_state(s, task, PRESENT);
+	}
 	return 0;
 }
 
 static void gdq_leave(void *st, unsigned task, uint64_t t)
 {
-	struct gdq *s = st;
 	(void)t;
-	if (s->state[task] == BLOCKED)
-		s->state[task] = PRESENT;
-	set_state(s, task, PRESENT, ABSENT);
+	set_state(st, task, GONE);
 }
 
 static void gdq_block(void *st, unsigned task, uint64_t t)
 {
+	struct gdq *s = st;
 	(void)t;
-	set_state(st, task, PRESENT, BLOCKED);
+	if (s->state[task] == PRESENT)
+		set_state(s, task, BLOCKED);
 }
 
 static void gdq_wake(void *st, unsigned task, uint64_t t)
 {
+	struct gdq *s = st;
 	(void)t;
-	set_state(st, task, BLOCKED, PRESENT);
+	if (s->state[task] == BLOCKED)
+		set_state(s, task, PRESENT);
 }
 
 static void gdq_stats(void *st, unsigned task, struct sched_task_stats *out)

@@ -24,6 +24,30 @@ static bool check_task(const struct task_spec *ts, struct sched_error *err)
 
 const char *const pfair_params[] = { "pfair_er", 0 };
 
+/*
+ * Whether t's weight fits beside the reserved weights (less those of
+ * leaving tasks unless with_leaving): sum of e/p <= M, by lib/ratsum's
+ * bounds or, when they cannot tell, exactly over the tasks holding weight.
+ */
+static bool weight_fits(struct pfair *pf, const struct pfair_task *t,
+			bool with_leaving)
+{
+	enum ratsum_answer a = ratsum_bound(&pf->held,
+					    with_leaving ? NULL : &pf->leaving,
+					    t->e, t->p, pf->m);
+	if (a != RATSUM_UNSURE)
+		return a == RATSUM_FITS;
+	size_t n = 0;
+	for (unsigned i = 0; i < pf->n; i++) {
+		const struct pfair_task *x = &pf->task[i];
+		if (x->state == PFAIR_ACTIVE || x->state == PFAIR_BLOCKED ||
+		    (with_leaving && x->state == PFAIR_LEAVING))
+			pf->terms[n++] = ratsum_term(x->e, x->p);
+	}
+	pf->terms[n++] = ratsum_term(t->e, t->p);
+	return ratsum_exact_fits(pf->terms, n, pf->m, pf->scratch);
+}
+
 bool pfair_init(struct pfair *pf, const struct sched_config *cfg,
 		const struct sched_env *env, const struct pfair_ops *ops,
 		struct sched_error *err)
@@ -39,19 +63,18 @@ bool pfair_init(struct pfair *pf, const struct sched_config *cfg,
 	pf->next_free = UINT64_MAX;
 	pf->joins_dirty = false;
 	pf->task = env->alloc(env->ctx, (n ? n : 1) * sizeof *pf->task);
-
-	unsigned words = ratsum_words(n);
-	uint32_t *mem = env->alloc(env->ctx, 5 * words * sizeof(uint32_t));
-	ratsum_init(&pf->admit, mem, words);
-	pf->held = mem + 3 * words;
-	pf->leaving = mem + 4 * words;
+	pf->terms = env->alloc(env->ctx, (n + 1) * sizeof *pf->terms);
+	pf->scratch = env->alloc(env->ctx, ratsum_exact_words(n + 1) *
+					   sizeof *pf->scratch);
 
 	uint64_t max_gap = 1;
 	for (unsigned i = 0; i < n; i++) {
 		const struct task_spec *s = &ts->task[i];
 		if (!check_task(s, err))
 			return false;
-		ratsum_add_period(&pf->admit, s->p);
+		pf->task[i].e = s->e;
+		pf->task[i].p = s->p;
+		pf->task[i].state = PFAIR_GONE;
 		uint64_t gap = ceil_div_u64(s->p, s->e);
 		if (gap > max_gap)
 			max_gap = gap;
@@ -59,14 +82,15 @@ bool pfair_init(struct pfair *pf, const struct sched_config *cfg,
 	/* Admission: sum of e/p <= M (Sec. 2.1), exactly, in file order. */
 	for (unsigned i = 0; i < n; i++) {
 		const struct task_spec *s = &ts->task[i];
-		if (!ratsum_fits(&pf->admit, pf->held, NULL, s->e, s->p, pf->m)) {
+		if (!weight_fits(pf, &pf->task[i], true)) {
 			fmt_snprintf(err->msg, sizeof err->msg,
 				     "task %s (line %u): total weight exceeds %u "
 				     "processors (Pfair needs sum of e/p <= M)",
 				     s->name, s->line, pf->m);
 			return false;
 		}
-		ratsum_add(&pf->admit, pf->held, s->e, s->p);
+		ratsum_add(&pf->held, s->e, s->p);
+		pf->task[i].state = PFAIR_ACTIVE;
 	}
 
 	uint64_t w = pfair_queue_wheel_size(max_gap);
@@ -74,13 +98,10 @@ bool pfair_init(struct pfair *pf, const struct sched_config *cfg,
 			 w);
 	for (unsigned i = 0; i < n; i++) {
 		struct pfair_task *t = &pf->task[i];
-		t->e = ts->task[i].e;
-		t->p = ts->task[i].p;
 		t->id = i;
 		t->theta = ts->task[i].phase;
 		t->k = 1;
 		t->sel_slot = t->ran_slot = PFAIR_NO_SLOT;
-		t->state = PFAIR_ACTIVE;
 		pfair_task_update(t, pf->early_release);
 		pfair_queue_put(&pf->q, t);
 	}
@@ -105,8 +126,8 @@ void pfair_ran(struct pfair *pf, struct pfair_task *t, uint64_t slot,
 
 static void release_weight(struct pfair *pf, struct pfair_task *t)
 {
-	ratsum_sub(&pf->admit, pf->held, t->e, t->p);
-	ratsum_sub(&pf->admit, pf->leaving, t->e, t->p);
+	ratsum_sub(&pf->held, t->e, t->p);
+	ratsum_sub(&pf->leaving, t->e, t->p);
 	pf->n_leaving--;
 	t->state = PFAIR_GONE;
 	pf->joins_dirty = true;
@@ -115,10 +136,9 @@ static void release_weight(struct pfair *pf, struct pfair_task *t)
 /* Restarts t at slot (subtask 1 released then) if its weight fits now. */
 static void try_join(struct pfair *pf, struct pfair_task *t, uint64_t slot)
 {
-	if (t->state != PFAIR_GONE ||
-	    !ratsum_fits(&pf->admit, pf->held, NULL, t->e, t->p, pf->m))
+	if (t->state != PFAIR_GONE || !weight_fits(pf, t, true))
 		return;
-	ratsum_add(&pf->admit, pf->held, t->e, t->p);
+	ratsum_add(&pf->held, t->e, t->p);
 	t->join_pending = false;
 	pf->n_pending--;
 	pf->joins++;
@@ -176,8 +196,7 @@ int pfair_join(void *s, unsigned task, uint64_t tau, struct sched_error *err)
 			     "join: task %s has not left", pf->ts->task[task].name);
 		return -1;
 	}
-	if (!ratsum_fits(&pf->admit, pf->held, pf->leaving, t->e, t->p,
-			 pf->m)) {
+	if (!weight_fits(pf, t, false)) {
 		fmt_snprintf(err->msg, sizeof err->msg,
 			     "join refused: task %s would make the total weight "
 			     "exceed %u processors", pf->ts->task[task].name,
@@ -209,7 +228,7 @@ void pfair_leave(void *s, unsigned task, uint64_t tau)
 	t->free_at = t->leave_ok > now ? t->leave_ok : now;
 	if (!pf->n_leaving || t->free_at < pf->next_free)
 		pf->next_free = t->free_at;
-	ratsum_add(&pf->admit, pf->leaving, t->e, t->p);
+	ratsum_add(&pf->leaving, t->e, t->p);
 	pf->n_leaving++;
 }
 

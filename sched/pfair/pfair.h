@@ -56,9 +56,9 @@ struct pfair {
 	const struct pfair_ops *ops;
 	uint64_t next_slot;       /* first slot an event can still change */
 
-	struct ratsum admit;
-	uint32_t *held;           /* weights reserved (ACTIVE, BLOCKED, LEAVING) */
-	uint32_t *leaving;        /* of which LEAVING */
+	struct ratsum held;       /* weights reserved (ACTIVE, BLOCKED, LEAVING) */
+	struct ratsum leaving;    /* of which LEAVING */
+	uint64_t *terms, *scratch; /* for an exact sum (lib/ratsum) */
 	unsigned n_leaving, n_pending;
 	uint64_t next_free;       /* earliest free_at of a LEAVING task */
 	bool joins_dirty;         /* a pending join may fit now: retry */

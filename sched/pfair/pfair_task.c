@@ -30,17 +30,11 @@ void pfair_task_update(struct pfair_task *t, bool early_release)
 	}
 	uint64_t elig = early_release ? base : t->release;
 	t->elig = elig > t->not_before ? elig : t->not_before;
-}
-
-bool pfair_higher(const struct pfair_task *a, const struct pfair_task *b)
-{
-	if (a->deadline != b->deadline)
-		return a->deadline < b->deadline;
-	if (a->b != b->b)
-		return a->b;
-	if (a->b && a->group_deadline != b->group_deadline)
-		return a->group_deadline > b->group_deadline;
-	return a->id < b->id;
+	/* pfair_task.h, pfair_higher */
+	uint64_t gd_rank = !t->b ? 0 : t->group_deadline
+		? ((uint64_t)1 << 31) - 2 - (t->group_deadline - t->deadline)
+		: ((uint64_t)1 << 31) - 1;
+	t->tie = (uint64_t)!t->b << 63 | gd_rank << 32 | t->id;
 }
 
 struct pfair_task *pfair_task_of(const struct heap_node *n)

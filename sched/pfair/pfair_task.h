@@ -39,12 +39,14 @@ struct pfair_task {
 	/* The current subtask, from pfair_task_update(). */
 	uint64_t release, deadline, group_deadline, elig;
 	bool b;
+	uint64_t tie;             /* PD2's order past the deadline, see below */
 
 	/* Plugin bookkeeping (see pd2.c and spd2.c). */
 	int64_t sel_slot;         /* slot it was selected for, or NO_SLOT */
 	bool resched;             /* selected back-to-back (ReschedNext) */
 	bool queued;              /* in Eligible or Incoming (pfair_queue) */
 	bool far;                 /* in the queue's far heap */
+	unsigned selq_pos;        /* index in its pfair_selq (spd2.c) */
 	int64_t ran_slot;         /* last slot it was granted a processor */
 	unsigned ran_cpu;
 
@@ -77,8 +79,20 @@ void pfair_task_update(struct pfair_task *t, bool early_release);
  * The PD2 order (staggered Pfair Sec. 2.1; Anderson and Srinivasan):
  * earlier deadline; then b = 1 before b = 0; then, both b = 1, the later
  * group deadline; then the lower task index. A strict total order.
+ *
+ * Every heap operation of a slot compares by it, so pfair_task_update
+ * folds all but the deadline into one number, tie, smaller first:
+ * bit 63 is 1 - b; bits 32-62 order the group deadlines of b = 1 subtasks
+ * of equal deadline d -- 2^31 - 2 - (D - d) for a heavy task, whose D lies
+ * within d .. d + p - 1 (p < 2^31), and 2^31 - 1 for a light one (D = 0,
+ * last) -- and are 0 when b = 0; bits 0-31 are the task index.
  */
-bool pfair_higher(const struct pfair_task *a, const struct pfair_task *b);
+static inline bool pfair_higher(const struct pfair_task *a,
+				const struct pfair_task *b)
+{
+	return a->deadline < b->deadline ||
+	       (a->deadline == b->deadline && a->tie < b->tie);
+}
 
 /* Heap relations over pfair_task.node: max- and min-ordered by priority. */
 bool pfair_before_max(const struct heap_node *a, const struct heap_node *b);

@@ -2,14 +2,15 @@
 #include "spd2.h"
 
 #include "pfair.h"
+#include "pfair_selq.h"
 
 struct spd2 {
 	struct pfair pf;          /* Eligible and Incoming are pf.q */
 	int64_t t;
 	unsigned sched_count;
 	struct pfair_task **running;
-	struct heap heaps[4];
-	struct heap *sched_now, *resched_now, *sched_next, *resched_next;
+	struct pfair_selq sel[4];
+	struct pfair_selq *sched_now, *resched_now, *sched_next, *resched_next;
 };
 
 /* Set membership in O(1) (Sec. 3.1): sel_slot says which pair of heaps. */
@@ -23,12 +24,6 @@ static bool in_now(const struct spd2 *s, const struct pfair_task *x)
 	return x->sel_slot == s->t;
 }
 
-static struct pfair_task *min_of(struct heap *h)
-{
-	struct heap_node *n = heap_peek(h);
-	return n ? pfair_task_of(n) : NULL;
-}
-
 #if SCHED_DEBUG
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,13 +31,14 @@ static struct pfair_task *min_of(struct heap *h)
 /* I1 or I2 (Sec. 3.2) must hold after every procedure. */
 static void check_invariants(struct spd2 *s, const char *where)
 {
-	size_t next = heap_size(s->sched_next) + heap_size(s->resched_next);
+	size_t next = pfair_selq_size(s->sched_next) +
+		      pfair_selq_size(s->resched_next);
 	size_t elig = heap_size(&s->pf.q.eligible);
 	bool ok;
 	if (next == s->sched_count) {
 		struct heap_node *top = heap_peek(&s->pf.q.eligible);
-		struct pfair_task *a = min_of(s->sched_next);
-		struct pfair_task *b = min_of(s->resched_next);
+		struct pfair_task *a = pfair_selq_peek(s->sched_next);
+		struct pfair_task *b = pfair_selq_peek(s->resched_next);
 		ok = true;
 		if (top && a)
 			ok = ok && pfair_higher(a, pfair_task_of(top));
@@ -73,7 +69,7 @@ static void select_task(struct spd2 *s, struct pfair_task *x)
 {
 	x->sel_slot = s->t + 1;
 	x->resched = x->ran_slot == s->t;
-	heap_insert(x->resched ? s->resched_next : s->sched_next, &x->node);
+	pfair_selq_insert(x->resched ? s->resched_next : s->sched_next, x);
 }
 
 static void spd2_activate(struct pfair *pf, struct pfair_task *x);
@@ -84,7 +80,7 @@ static const struct pfair_ops spd2_ops = { spd2_activate, spd2_deactivate };
 static void initialize(struct spd2 *s)
 {
 	struct pfair_task *x;
-	while (heap_size(s->sched_next) < s->pf.m &&
+	while (pfair_selq_size(s->sched_next) < s->pf.m &&
 	       (x = pfair_queue_extract(&s->pf.q)))
 		select_task(s, x);
 	CHECK_INVARIANTS(s, "Initialize");
@@ -99,12 +95,14 @@ static void *spd2_create(const struct sched_config *cfg,
 	s->t = -1;
 	s->sched_count = cfg->cpus;
 	s->running = env->alloc(env->ctx, cfg->cpus * sizeof *s->running);
+	struct pfair_task **slots = env->alloc(env->ctx,
+					       4 * cfg->cpus * sizeof *slots);
 	for (unsigned i = 0; i < 4; i++)
-		heap_init(&s->heaps[i], pfair_before_min);
-	s->sched_now = &s->heaps[0];
-	s->resched_now = &s->heaps[1];
-	s->sched_next = &s->heaps[2];
-	s->resched_next = &s->heaps[3];
+		pfair_selq_init(&s->sel[i], slots + i * cfg->cpus);
+	s->sched_now = &s->sel[0];
+	s->resched_now = &s->sel[1];
+	s->sched_next = &s->sel[2];
+	s->resched_next = &s->sel[3];
 	s->pf.next_slot = 0;
 	initialize(s);
 	return s;
@@ -122,8 +120,8 @@ static int spd2_schedule(void *p, unsigned cpu, uint64_t slot)
 		pfair_tick(pf, (uint64_t)(s->t + 1));
 		s->t++;                                        /* line 8 */
 		pfair_queue_advance(&pf->q, (uint64_t)s->t + 1); /* line 9 */
-		heap_swap(s->sched_now, s->sched_next);        /* line 10 */
-		heap_swap(s->resched_now, s->resched_next);    /* line 11 */
+		pfair_selq_swap(s->sched_now, s->sched_next);  /* line 10 */
+		pfair_selq_swap(s->resched_now, s->resched_next); /* 11 */
 		pf->next_slot = (uint64_t)s->t + 1;
 	}
 #if SCHED_DEBUG
@@ -139,9 +137,9 @@ static int spd2_schedule(void *p, unsigned cpu, uint64_t slot)
 #endif
 	x = s->running[cpu];
 	if (x && in_now(s, x) && x->resched) {                 /* line 12 */
-		heap_delete(s->resched_now, &x->node);         /* lines 13-14 */
-	} else if (heap_size(s->sched_now) > 0) {              /* line 15 */
-		x = pfair_task_of(heap_extract(s->sched_now)); /* line 16 */
+		pfair_selq_delete(s->resched_now, x);          /* lines 13-14 */
+	} else if (pfair_selq_size(s->sched_now) > 0) {        /* line 15 */
+		x = pfair_selq_extract(s->sched_now);          /* line 16 */
 	} else {
 		x = NULL;                                      /* line 17 */
 	}
@@ -152,7 +150,8 @@ static int spd2_schedule(void *p, unsigned cpu, uint64_t slot)
 	}
 	if ((x = pfair_queue_extract(&pf->q)))                 /* line 24 */
 		select_task(s, x);                             /* line 25 */
-	s->sched_count = s->sched_count % pf->m + 1;           /* line 26 */
+	/* line 26, SchedCount := (SchedCount mod M) + 1, without a division */
+	s->sched_count = s->sched_count == pf->m ? 1 : s->sched_count + 1;
 	CHECK_INVARIANTS(s, "Schedule");
 	return s->running[cpu] ? (int)s->running[cpu]->id : SCHED_IDLE;
 }
@@ -163,14 +162,14 @@ static void spd2_deactivate(struct pfair *pf, struct pfair_task *x)
 	struct spd2 *s = (struct spd2 *)pf;
 	struct pfair_task *y;
 	if (in_next(s, x)) {                                   /* line 27 */
-		heap_delete(x->resched ? s->resched_next : s->sched_next,
-			    &x->node);                         /* lines 28-30 */
+		pfair_selq_delete(x->resched ? s->resched_next : s->sched_next,
+				  x);                          /* lines 28-30 */
 		x->sel_slot = PFAIR_NO_SLOT;
 		if ((y = pfair_queue_extract(&pf->q)))         /* line 31 */
 			select_task(s, y);                     /* line 32 */
 	} else if (in_now(s, x)) {                             /* line 33 */
-		heap_delete(x->resched ? s->resched_now : s->sched_now,
-			    &x->node);                         /* lines 34-36 */
+		pfair_selq_delete(x->resched ? s->resched_now : s->sched_now,
+				  x);                          /* lines 34-36 */
 		x->sel_slot = PFAIR_NO_SLOT;
 		/* Charged for the quantum it was promised (line 37). */
 		pfair_charge(pf, x, (uint64_t)s->t, 0, false);
@@ -185,20 +184,20 @@ static void spd2_activate(struct pfair *pf, struct pfair_task *x)
 {
 	struct spd2 *s = (struct spd2 *)pf;
 	if (x->elig <= (uint64_t)(s->t + 1)) {                 /* line 41 */
-		size_t next = heap_size(s->sched_next) +
-			      heap_size(s->resched_next);
+		size_t next = pfair_selq_size(s->sched_next) +
+			      pfair_selq_size(s->resched_next);
 		if (next < s->sched_count) {                   /* line 42 */
 			select_task(s, x);                     /* line 43 */
 		} else {
 			/* H: the Next heap holding the lowest-priority task. */
-			struct pfair_task *a = min_of(s->sched_next);
-			struct pfair_task *b = min_of(s->resched_next);
-			struct heap *h = !a || (b && pfair_higher(a, b))
-					 ? s->resched_next
-					 : s->sched_next;      /* lines 44-46 */
-			if (pfair_higher(x, min_of(h))) {      /* line 47 */
+			struct pfair_task *a = pfair_selq_peek(s->sched_next);
+			struct pfair_task *b = pfair_selq_peek(s->resched_next);
+			struct pfair_selq *h = !a || (b && pfair_higher(a, b))
+					       ? s->resched_next
+					       : s->sched_next; /* lines 44-46 */
+			if (pfair_higher(x, pfair_selq_peek(h))) { /* line 47 */
 				select_task(s, x);             /* line 48 */
-				x = pfair_task_of(heap_extract(h)); /* 49 */
+				x = pfair_selq_extract(h);     /* line 49 */
 				x->sel_slot = PFAIR_NO_SLOT;
 			}
 			pfair_queue_put(&pf->q, x);            /* line 50 */

@@ -4,10 +4,14 @@
  * Fig. 7 (Deactivate, Activate), line by line.
  *
  * schedule(p, t) is Schedule(p) at CPU p's boundary t + p/M (CPUs are
- * numbered 0..M-1 here, 1..M in the paper). One call costs O(log N): a
- * constant number of heap operations (Sec. 3.3). The CPU-0 call of each
- * slot also releases reserved weights and retries deferred joins
- * (pfair.h), which is O(N) only while some are outstanding.
+ * numbered 0..M-1 here, 1..M in the paper). One call costs O(log N) for
+ * a constant number of operations on Eligible and Incoming (binomial
+ * heaps, Sec. 3.3), plus a constant number on the four selection queues of
+ * at most M tasks (pfair_selq.h: O(1) when tasks come in priority order,
+ * the usual case, else O(log M) comparisons and at most M pointer moves,
+ * where heaps need O(log M) of both). The CPU-0 call of each slot
+ * also releases reserved weights and retries deferred joins (pfair.h),
+ * which is O(N) only while some are outstanding.
  *
  * Locking the kernel must provide: every procedure reads and writes the
  * shared variables of Fig. 5 (t, SchedCount, Running, the heaps), so

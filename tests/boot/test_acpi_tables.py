@@ -7,7 +7,7 @@ import struct
 
 import pytest
 
-from harness import cpu_count_ok, qemu
+from harness import cpu_count_ok, extra_madt, qemu
 
 # ACPI 6.4, 5.2.12.2: a processor local APIC entry (type 0, length 8):
 # processor UID, APIC ID, flags (bit 0 Enabled). APIC ID 7 does not exist on
@@ -17,14 +17,6 @@ ABSENT_CPU = bytes([0, 8, 7, 7]) + struct.pack("<I", 1)
 OVERRUN = bytes([1, 40, 0, 0])
 
 
-def madt(entries):
-    """A MADT (ACPI 6.4, 5.2.12): header, local APIC address, flags, the
-    entries; QEMU rewrites the checksum byte."""
-    body = struct.pack("<II", 0xFEE00000, 1) + b"".join(entries)
-    return (b"APIC" + struct.pack("<IBB", 36 + len(body), 3, 0) + b"TESTOS"
-            + b"EXTRMADT" + struct.pack("<III", 1, 1, 1) + body)
-
-
 @pytest.mark.parametrize("entries,trusted", [
     ([ABSENT_CPU], True),               # control: the extra MADT is read
     ([ABSENT_CPU, OVERRUN], False),
@@ -32,7 +24,7 @@ def madt(entries):
 def test_malformed_madt_is_reported_and_ignored(iso, tmp_path, entries,
                                                 trusted):
     table = tmp_path / "madt.bin"
-    table.write_bytes(madt(entries))
+    table.write_bytes(extra_madt(entries))
     boot = qemu(iso, smp=2, extra=["-acpitable", f"file={table}"])
     assert boot.passed, boot.tail()
     smp = boot.result("smp")

@@ -1,6 +1,7 @@
 """The benchmarks that boot the ISO run end to end in smoke mode: the boot
-benchmark (one boot: an aligned and a staggered row) and the clock under a
-scheduler (one spd2 boot on 2 CPUs)."""
+benchmark (one boot: an aligned and a staggered row), the clock under a
+scheduler (one spd2 boot on 2 CPUs) and bring-up against the CPU count (one
+boot each on 1 and 4 CPUs)."""
 import subprocess
 import sys
 
@@ -12,6 +13,7 @@ from harness import ROOT
 @pytest.mark.parametrize("name,csv,first_cells", [
     ("boot", "boot.csv", ["tcg,2,0,", "tcg,2,0,"]),
     ("sched_clock", "sched_clock.csv", ["spd2,tcg,2,0,staggered,"]),
+    ("bringup", "bringup.csv", ["tcg,1,0,", "tcg,4,0,"]),
 ])
 def test_booting_benchmark_smoke(iso, tmp_path, name, csv, first_cells):
     proc = subprocess.run(

@@ -56,17 +56,18 @@ kill
         qemu.kill()
         qemu.wait()
     out = gdb.stdout
-    assert re.findall(r"^ARRIVED cpu=(\d+)$", out, re.M) == ["1", "2"], \
-        out + gdb.stderr
+    arrived = re.findall(r"^ARRIVED cpu=(\d+)$", out, re.M)
+    assert sorted(arrived) == ["1", "2"], out + gdb.stderr
     assert out.count("smp_ap_main") >= 2, out
     rows = re.findall(r"^cpu (\d+) apic=(\d+) state=(\w+) quantum=(\d+) "
                       r"missed=(\d+)$", out, re.M)
     assert [r[0] for r in rows] == ["0", "1", "2"], out
     states = {int(r[0]): r[2] for r in rows}
     assert states[0] == "online", out
-    # The first AP checked in before the second was started; the second is
-    # stopped at its entry.
-    assert states[1] == "online" and states[2] == "starting", out
+    # Both APs are started together (kernel/smp.c): the one stopped at its
+    # entry has not checked in; the other may have by then.
+    assert states[int(arrived[1])] == "starting", out
+    assert states[int(arrived[0])] in ("starting", "online"), out
     assert len({r[1] for r in rows}) == 3, "distinct APIC IDs"
     assert all(r[3] == "0" and r[4] == "0" for r in rows), \
         "no quantum has run yet"

@@ -14,6 +14,8 @@ scheduled subtask, deferred joins in task-index order at slot starts).
 """
 from fractions import Fraction
 
+from ref_slots import run_slots
+
 
 def ceil_div(a, b):
     return -(-a // b)
@@ -174,14 +176,7 @@ def run_reference(tasks, m, slots, events=(), staggered=False,
     """tasks: [(name, e, p, phase)]; events: [(time, action, name)] sorted.
     Returns (rows, ref)."""
     ref = RefPD2(tasks, m, staggered, early_release)
-    rows, k = [], 0
-    for t in range(slots):
-        now = []
-        while k < len(events) and events[k][0] <= t:
-            now.append(events[k][1:])
-            k += 1
-        rows.append(ref.step(t, now))
-    return rows, ref
+    return run_slots(ref.step, slots, events), ref
 
 
 def lag_ok(rows, tasks, m):
@@ -198,3 +193,77 @@ def lag_ok(rows, tasks, m):
                 if name is not None:
                     got[name] += 1
     return True, None
+
+
+class RefStaggered:
+    """Staggered Pfair, Fig. 5, for static sets, with plain Python sets for
+    the heaps: which task Schedule(p) hands CPU p in each slot, i.e. the
+    CPU mapping as well as the set. Priorities and windows are Task's;
+    SchedNow hands out its lowest priority first (line 16). "T in S_t"
+    (line 4) is read as sched/pfair/spd2.c documents: T was granted a
+    processor in slot t."""
+
+    def __init__(self, tasks, m, early_release=False):
+        self.tasks = [Task(k, *t) for k, t in enumerate(tasks)]
+        self.m, self.er = m, early_release
+        self.t, self.count = -1, m
+        self.running = [None] * m
+        self.now, self.resched_now = set(), set()
+        self.next, self.resched_next = set(), set()
+        self.eligible = set()
+        self.incoming = set(self.tasks)
+        self.ran_in = {}
+        self.merge(0)
+        while self.eligible and len(self.next) < m:     # lines 2-3
+            self.select(self.extract_max())
+
+    def merge(self, h):
+        """Eligible := Eligible + Incoming[..h]."""
+        due = {x for x in self.incoming if x.elig(self.er) <= h}
+        self.incoming -= due
+        self.eligible |= due
+
+    def extract_max(self):
+        x = min(self.eligible, key=Task.key)
+        self.eligible.remove(x)
+        return x
+
+    def select(self, x):                                # lines 4-6
+        ran = self.ran_in.get(x.name) == self.t
+        (self.resched_next if ran else self.next).add(x)
+
+    def schedule(self, p):
+        if self.count == self.m:                        # lines 7-11
+            self.t += 1
+            self.merge(self.t + 1)
+            self.now, self.next = self.next, self.now
+            self.resched_now, self.resched_next = \
+                self.resched_next, self.resched_now
+        x = self.running[p]
+        if x in self.resched_now:                       # lines 12-14
+            self.resched_now.remove(x)
+        elif self.now:                                  # lines 15-16
+            x = max(self.now, key=Task.key)
+            self.now.remove(x)
+        else:
+            x = None
+        self.running[p] = x
+        if x is not None:                               # lines 19-23
+            self.ran_in[x.name] = self.t
+            x.i += 1
+            (self.eligible if x.elig(self.er) <= self.t + 1
+             else self.incoming).add(x)
+        if self.eligible:                               # lines 24-25
+            self.select(self.extract_max())
+        self.count = self.count % self.m + 1            # line 26
+        return x.name if x is not None else None
+
+    def step(self, t, events=()):
+        assert not events, "static sets only"
+        return [self.schedule(p) for p in range(self.m)]
+
+
+def run_staggered(tasks, m, slots, early_release=False):
+    """Rows of Fig. 5 for the static set tasks [(name, e, p, phase)]."""
+    ref = RefStaggered(tasks, m, early_release)
+    return run_slots(ref.step, slots, ())

@@ -1,12 +1,14 @@
-"""GDQ through tools/schedsim: the Appendix A.2 grouping, Theorem 3.6 on
-random mixes against the reference in gdq_ref.py, scheduling invariants
-under arrivals and departures, and bad input."""
+"""GDQ through tools/schedsim: whole schedules slot by slot against the
+model in gdq_ref.py (static mixes, arrivals and departures, phases, gdq_T
+and gdq_delta), the Appendix A.2 grouping, Theorem 3.6 on random mixes,
+scheduling invariants under arrivals and departures, events around phases,
+and bad input."""
 import os
 import random
 from fractions import Fraction
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 import gdq_ref
 from conftest import run_schedsim
@@ -20,6 +22,138 @@ A2_WEIGHTS = [2, 2, 3, 4, 4, 4, 4, 6, 6, 9]
 def tasks_text(weights, prefix="C"):
     return "".join(f"task {prefix}{i + 1} weight={w}\n"
                    for i, w in enumerate(weights))
+
+
+@st.composite
+def mixes(draw, dynamic):
+    """Weights drawn so that groups get several queues (near-equal weights
+    on many processors) as well as one; weight= and e/p tasks; gdq_T from
+    1 up, often not a multiple of P (so MFQ's times T + jT/P fall between
+    boundaries and are rounded up), delta from 0. With dynamic, phases and
+    join/leave/block/wake events in an order the task-set rules allow."""
+    cpus = draw(st.integers(1, 6))
+    n = draw(st.integers(1, cpus + 12))
+    wmax = draw(st.sampled_from([3, 12, 100, 3000]))
+    tasks = []
+    for k in range(n):
+        phase = draw(st.sampled_from([0, 0, 0, 2, 9, 40])) if dynamic else 0
+        if draw(st.integers(0, 4)) == 0:
+            p = draw(st.integers(2, 50))
+            e = draw(st.integers(1, p))
+            tasks.append((f"C{k + 1}", None, (e, p), phase))
+        else:
+            tasks.append((f"C{k + 1}", draw(st.integers(1, wmax)), None,
+                          phase))
+    T = draw(st.sampled_from([1, 2, 3, 5, 7, 20, 40]))
+    delta = draw(st.integers(0, 4))
+    events = []
+    if dynamic:
+        state = {t[0]: "present" for t in tasks}
+        times = sorted(draw(st.lists(st.integers(0, MODEL_SLOTS - 20),
+                                     max_size=14)))
+        for t in times:
+            name = draw(st.sampled_from(sorted(state)))
+            action = draw(st.sampled_from(
+                {"present": ["leave", "block"], "blocked": ["wake", "leave"],
+                 "gone": ["join"]}[state[name]]))
+            state[name] = {"leave": "gone", "block": "blocked",
+                           "wake": "present", "join": "present"}[action]
+            events.append((t, action, name))
+    return cpus, tasks, T, delta, events
+
+
+MODEL_SLOTS = 240
+MODEL_SETTINGS = settings(
+    max_examples=120, deadline=None,
+    suppress_health_check=[HealthCheck.too_slow,
+                           HealthCheck.function_scoped_fixture])
+
+
+def compare_with_model(tmp_path, cpus, tasks, T, delta, events):
+    text = "".join(
+        f"task {n} " + (f"weight={w}" if w else f"e={ep[0]} p={ep[1]}") +
+        (f" phase={ph}" if ph else "") + "\n" for n, w, ep, ph in tasks)
+    text += "".join(f"at {t} {a} {n}\n" for t, a, n in events)
+    rows, summary = run_schedsim(text, "gdq", cpus, MODEL_SLOTS, tmp_path,
+                                 "--param", f"gdq_T={T}",
+                                 "--param", f"gdq_delta={delta}")
+    weights = [(n, w or gdq_ref.ep_weight(*ep), ph)
+               for n, w, ep, ph in tasks]
+    want, model = gdq_ref.run_model(weights, cpus, MODEL_SLOTS, T, delta,
+                                    events)
+    for t, (got, exp) in enumerate(zip(rows, want)):
+        assert got == exp, f"slot {t}: schedsim ran {got}, the model {exp}"
+    assert len(rows) == len(want)
+    for n, *_ in tasks:
+        assert summary["tasks"][n]["quanta"] == model.work[n]
+        if model.by_name[n].runnable() and len(tasks) <= 64:
+            assert summary[f"phi_{n}"] == model.by_name[n].phi
+
+
+@MODEL_SETTINGS
+@given(mixes(dynamic=False))
+def test_static_mix_matches_model(tmp_path, case):
+    """Every slot of every CPU, as the model of gdq_ref.py decides it."""
+    compare_with_model(tmp_path, *case)
+
+
+@MODEL_SETTINGS
+@given(mixes(dynamic=True))
+def test_dynamic_mix_matches_model(tmp_path, case):
+    """The same with phases and join/leave/block/wake events: each change
+    of the runnable set readjusts the weights, regroups and deals the
+    processors afresh (Sec. 2.4)."""
+    compare_with_model(tmp_path, *case)
+
+
+def names_of(rows):
+    return [row[0] for row in rows]
+
+
+def test_freed_dedicated_processor_keeps_its_mfq_times(tmp_path):
+    """P = 1, T = 2: alone, C1 has the processor dedicated; C2 (weight 2)
+    arrives at 9 and the processor, no longer dedicated, is dealt by MFQ
+    to G1 (VFT 1/2 < 1/1). It re-decides at its own times 2, 4, ... (Sec.
+    2.2.1), i.e. at 10: G1 is charged to 2/2, ties with G0 at 1/1, and the
+    tie goes to the lower order, so C1 runs at 10 and 11; at 12 G0 is
+    charged to 2/1 and C2 runs. (It used to re-decide at 9, at the time it
+    last skipped while dedicated.)"""
+    text = "task C1 weight=1\ntask C2 weight=2 phase=9\n"
+    rows, _ = run_schedsim(text, "gdq", 1, 14, tmp_path,
+                           "--param", "gdq_T=2", "--param", "gdq_delta=0")
+    assert names_of(rows) == ["C1"] * 9 + ["C2", "C1", "C1", "C2", "C2"]
+
+
+def test_leave_while_blocked_changes_nothing(tmp_path):
+    """A blocked process is out of the scheduler already: its leave is no
+    departure (Sec. 2.4) and must not restart the VFTs or deal the
+    processors again (it did, and C2 and C3 swapped turns after 24)."""
+    text = "task C1 weight=5\ntask C2 weight=12\ntask C3 weight=5\n" \
+        "at 3 block C1\n"
+    args = ("--param", "gdq_T=3", "--param", "gdq_delta=2")
+    blocked, _ = run_schedsim(text, "gdq", 1, 30, tmp_path, *args)
+    left, _ = run_schedsim(text + "at 10 leave C1\n", "gdq", 1, 30,
+                           tmp_path, *args)
+    assert left == blocked
+    assert "C1" not in names_of(blocked[3:])
+
+
+@pytest.mark.parametrize("events,runs_from", [
+    ("at 2 leave B\n", None),                    # left before it arrived
+    ("at 2 block B\nat 20 wake B\n", 20),          # arrives blocked
+    ("at 2 leave B\nat 5 join B\n", 5),            # joins before its phase
+])
+def test_events_before_the_phase(tmp_path, events, runs_from):
+    """B (phase 10) is present from its phase as its events leave it: one
+    that left before does not arrive, one that blocked arrives blocked, and
+    a join brings it in at once. (Events before the phase were ignored.)"""
+    rows, _ = run_schedsim("task A weight=1\ntask B weight=1 phase=10\n" +
+                           events, "gdq", 1, 30, tmp_path)
+    ran = [t for t, name in enumerate(names_of(rows)) if name == "B"]
+    if runs_from is None:
+        assert ran == []
+    else:
+        assert ran and runs_from <= ran[0] <= runs_from + 1
 
 
 def close(value, frac):

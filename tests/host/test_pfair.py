@@ -9,7 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from conftest import host_tool, run_schedsim
-from pfair_ref import Task, lag_ok, run_reference
+from pfair_ref import Task, lag_ok, run_reference, run_staggered
 
 SLOTS = 48
 
@@ -131,7 +131,9 @@ def test_static_sets(tmp_path, case):
         assert (got["quanta"], got["jobs"]) == (x.quanta, x.jobs)
 
     srows, ssum = run_schedsim(text, "spd2", m, SLOTS, tmp_path)
-    # spd2: the same set of tasks in every slot (same PD2 tie-breaking).
+    # spd2: Fig. 5 slot by slot and CPU by CPU; the same set of tasks in
+    # every slot as PD2 (same tie-breaking).
+    assert srows == run_staggered(tasks, m, SLOTS)
     assert sets_of(srows) == sets_of(ref_rows)
     check_affinity(rows)
     check_affinity(srows)
@@ -180,6 +182,7 @@ def test_early_release(tmp_path, case):
     assert summ["misses"] == 0
     srows, _ = run_schedsim(text, "spd2", m, SLOTS, tmp_path,
                             "--param", "pfair_er=1")
+    assert srows == run_staggered(tasks, m, SLOTS, early_release=True)
     assert sets_of(srows) == sets_of(ref_rows)
     check_affinity(srows)
 

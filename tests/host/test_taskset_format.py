@@ -57,6 +57,13 @@ at 9 join A
 LONG = "x" * 32
 ERRORS = [
     ("task T1 e=1 p=2\ntask T1 e=1 p=3\n", 2, "used twice"),
+    # The earliest error wins: a name's second use before a bad line, a bad
+    # line before it, and of two names used twice the one repeated first.
+    ("task A e=1 p=2\ntask B e=1 p=2\ntask A e=1 p=2\nbogus\n", 3,
+     "task name 'A' is used twice (first on line 1)"),
+    ("task A e=1 p=2\nbogus\ntask A e=1 p=2\n", 2, "unknown declaration"),
+    ("task B e=1 p=2\ntask A e=1 p=2\ntask A e=1 p=2\ntask B e=1 p=2\n"
+     "task A e=1 p=2\n", 3, "task name 'A' is used twice (first on line 2)"),
     ("task T1 e=1 p=2 q=3\n", 1, "unknown key 'q'"),
     ("task T1 e= p=2\n", 1, "key 'e' has no value"),
     ("task T1 e p=2\n", 1, "'e' is not key=value"),

@@ -1,5 +1,19 @@
-"""Small helpers shared by the benchmarks: tables, CSV and plots."""
+"""Small helpers shared by the benchmarks: host programs, tables, CSV and
+plots."""
 import csv
+import pathlib
+import subprocess
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent.parent
+
+
+def host_tool(name):
+    """build/host/NAME, building the host programs first if it is missing."""
+    path = ROOT / "build" / "host" / name
+    if not path.exists():
+        subprocess.run(["make", "-C", str(ROOT), "-j2", "host"], check=True,
+                       stdout=subprocess.DEVNULL)
+    return path
 
 
 def print_table(headers, rows, title=None):

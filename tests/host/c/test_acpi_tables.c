@@ -42,6 +42,7 @@ void arch_log(const char *format, ...)
 #define FADT_AT (ARENA + 0x500)
 #define DSDT_AT (ARENA + 0x700)
 #define HPET_AT (ARENA + 0x800)
+#define BIG_MADT_AT (ARENA + 0x1000)
 #define FADT_LEN 244
 #define LAPIC_OVERRIDE 0xfed10000ull
 #define HPET_BASE 0xfed00000ull
@@ -102,22 +103,34 @@ static void seal_all(void)
 }
 
 /* MADT entries (ACPI 6.4, 5.2.12.2-): returns the next free offset. */
-static unsigned lapic(unsigned off, uint8_t uid, uint8_t id, uint32_t flags)
+static unsigned lapic_in(uint64_t madt, unsigned off, uint8_t uid,
+			 uint8_t id, uint32_t flags)
 {
-	uint8_t *e = at(MADT_AT) + off;
+	uint8_t *e = at(madt) + off;
 	e[0] = 0, e[1] = 8, e[2] = uid, e[3] = id;
 	memcpy(e + 4, &flags, 4);
 	return off + 8;
 }
 
-static unsigned x2apic(unsigned off, uint32_t id, uint32_t flags, uint32_t uid)
+static unsigned x2apic_in(uint64_t madt, unsigned off, uint32_t id,
+			  uint32_t flags, uint32_t uid)
 {
-	uint8_t *e = at(MADT_AT) + off;
+	uint8_t *e = at(madt) + off;
 	e[0] = 9, e[1] = 16;
 	memcpy(e + 4, &id, 4);
 	memcpy(e + 8, &flags, 4);
 	memcpy(e + 12, &uid, 4);
 	return off + 16;
+}
+
+static unsigned lapic(unsigned off, uint8_t uid, uint8_t id, uint32_t flags)
+{
+	return lapic_in(MADT_AT, off, uid, id, flags);
+}
+
+static unsigned x2apic(unsigned off, uint32_t id, uint32_t flags, uint32_t uid)
+{
+	return x2apic_in(MADT_AT, off, id, flags, uid);
 }
 
 /* A well-formed firmware: RSDP 2 -> XSDT and RSDT -> MADT, FADT, HPET. */
@@ -373,6 +386,49 @@ static void test_table_out_of_reach(void)
 	expect_fadt_read("a table out of reach");
 }
 
+/*
+ * More enabled CPUs than the kernel runs on: the first ACPI_MAX_CPUS in
+ * the MADT's order are kept, every other one is counted and named, runs of
+ * consecutive APIC IDs in one line. A CPU listed again (as x2APIC) past the
+ * limit is still the kept one.
+ */
+static void test_more_cpus_than_supported(void)
+{
+	build();
+	unsigned off = 44;
+	header(BIG_MADT_AT, "APIC", 0x1000);
+	put32(BIG_MADT_AT + 36, 0xfee00000);
+	for (unsigned id = 0; id < 255; id++)
+		off = lapic_in(BIG_MADT_AT, off, (uint8_t)id, (uint8_t)id, 1);
+	static const uint32_t beyond[] = { 255, 256, 257, 258, 259, 5, 300,
+					   301, 400, 0x10000 };
+	for (unsigned i = 0; i < sizeof beyond / sizeof *beyond; i++)
+		off = x2apic_in(BIG_MADT_AT, off, beyond[i], 1, 1000 + i);
+	off = x2apic_in(BIG_MADT_AT, off, 500, 0, 2000);      /* disabled */
+	put32(BIG_MADT_AT + 4, off);
+	put64(XSDT_AT + 36, BIG_MADT_AT);
+	seal(BIG_MADT_AT);
+	seal(XSDT_AT);
+	CHECK(read_tables() == 1, "nothing read");
+	acpi_name_dropped();
+	EXPECT(acpi.ncpus == ACPI_MAX_CPUS, "%u CPUs kept", acpi.ncpus);
+	EXPECT(acpi.cpu[ACPI_MAX_CPUS - 1].apic_id == 255, "the last kept is "
+	       "APIC ID %u", acpi.cpu[ACPI_MAX_CPUS - 1].apic_id);
+	EXPECT(acpi.ncpus_dropped == 8, "%u dropped", acpi.ncpus_dropped);
+	EXPECT(acpi.ncpus_disabled == 1, "%u disabled", acpi.ncpus_disabled);
+	static const char *const named[] = {
+		"acpi: CPUs with APIC IDs 256-259 left out: the kernel runs on "
+		"at most 256 CPUs\n",
+		"acpi: CPUs with APIC IDs 300-301 left out",
+		"acpi: CPU with APIC ID 400 left out",
+		"acpi: CPU with APIC ID 65536 left out",
+	};
+	for (unsigned i = 0; i < sizeof named / sizeof *named; i++)
+		EXPECT(said(named[i]), "not said '%s': %s", named[i], msgs);
+	EXPECT(!said("APIC ID 5 ") && !said("APIC IDs 5-"), "a kept CPU was "
+	       "named: %s", msgs);
+}
+
 int main(void)
 {
 	void *arena = mmap((void *)(uintptr_t)ARENA, ARENA_SIZE,
@@ -389,6 +445,7 @@ int main(void)
 	test_madt_damage();
 	test_fadt_dsdt_hpet_damage();
 	test_table_out_of_reach();
+	test_more_cpus_than_supported();
 	munmap(arena, ARENA_SIZE);
 	return unit_exit_status();
 }

@@ -146,21 +146,24 @@ static void test_rq_random(unsigned ntasks, unsigned ops)
 	free(in);
 }
 
-/* 1 when the sum of t[i][0] / t[i][1] is at most bound, as EDF admits. */
+/* 1 when the sum of t[i][0] / t[i][1] is at most bound, as EDF admits:
+ * the bounds of lib/ratsum, else the exact sum. */
 static int usum_of(const uint32_t (*t)[2], unsigned n, uint64_t bound)
 {
-	unsigned words = ratsum_words(n);
-	uint32_t *mem = calloc(4 * words, sizeof *mem);
-	struct ratsum r;
-	ratsum_init(&r, mem, words);
-	for (unsigned i = 0; i < n; i++)
-		ratsum_add_period(&r, t[i][1]);
-	uint32_t *acc = mem + 3 * words;
+	struct ratsum acc = { 0 };
 	for (unsigned i = 0; i + 1 < n; i++)
-		ratsum_add(&r, acc, t[i][0], t[i][1]);
-	int ok = ratsum_fits(&r, acc, NULL, t[n - 1][0], t[n - 1][1],
-			     (uint32_t)bound);
-	free(mem);
+		ratsum_add(&acc, t[i][0], t[i][1]);
+	enum ratsum_answer a = ratsum_bound(&acc, NULL, t[n - 1][0],
+					    t[n - 1][1], (uint32_t)bound);
+	if (a != RATSUM_UNSURE)
+		return a == RATSUM_FITS;
+	uint64_t *terms = calloc(n, sizeof *terms);
+	uint64_t *scratch = calloc(ratsum_exact_words(n), sizeof *scratch);
+	for (unsigned i = 0; i < n; i++)
+		terms[i] = ratsum_term(t[i][0], t[i][1]);
+	int ok = ratsum_exact_fits(terms, n, bound, scratch);
+	free(terms);
+	free(scratch);
 	return ok;
 }
 
