@@ -3,13 +3,17 @@ executed schedule -- who really ran in each slot, from the context
 switches -- equals the simulator's, misbehaving programs are killed and
 named while the others keep their deadlines, and the kernel's accounting,
 the tasks' own hourglass and the in-kernel hourglass agree."""
-import json
+import re
 import subprocess
+import sys
 
 import pytest
 
 from conftest import host_tool, parse_schedule
 from harness import ROOT, qemu
+
+sys.path.insert(0, str(ROOT / "tools"))
+from rtktrace.decode import check_log  # noqa: E402
 
 # Virtual time: the TSC and the timers follow the instruction count, so the
 # run is the same every time. Busy loops execute PAUSE under TCG
@@ -127,6 +131,8 @@ CASES = [(s, m, "default", ()) for s in ("pd2", "spd2", "gedf")
     ("pd2", 2, "dynamic", ("pfair_er=1",)),
     ("gdq", 2, "shares", ("gdq_err=1",)), ("gdq", 3, "shares", ("gdq_err=1",)),
     ("gdq", 4, "shares", ("gdq_T=40", "gdq_delta=2", "gdq_err=1")),
+    ("ngedf", 2, "default", ()), ("ngedf", 3, "default", ()),
+    ("ngedf", 4, "default", ()),
 ]
 
 
@@ -134,7 +140,7 @@ CASES = [(s, m, "default", ()) for s in ("pd2", "spd2", "gedf")
 def test_executed_schedule_equals_simulator(iso_with, tmp_path, sched, cpus,
                                             taskset, params):
     tasks = task_file(tmp_path, taskset)
-    boot = boot_run(iso_with, sched, cpus, tasks, params)
+    boot = boot_run(iso_with, sched, cpus, tasks, (*params, "trace=events"))
     want = simulate(sched, cpus, SLOTS, tasks, params)
     got = schedule_lines(boot.serial)
     assert len(got) == SLOTS + 1, boot.tail()
@@ -154,6 +160,9 @@ def test_executed_schedule_equals_simulator(iso_with, tmp_path, sched, cpus,
         for name, (jobs, misses) in model.items():
             r = results[name]
             assert (int(r["jobs"]), int(r["misses"])) == (jobs, misses), r
+    # The decoder reads the same records from the dump: its schedule,
+    # jobs and overheads are the ones the kernel printed (tools/rtktrace).
+    assert check_log(boot.serial) == []
 
 
 BAD = """\
@@ -184,7 +193,6 @@ def test_misbehaving_programs_are_killed_and_the_rest_runs_on(
         iso_with, tmp_path, sched):
     """One CPU, so the spin task S shares it with every misbehaving
     program: each is killed and named, S keeps every deadline."""
-    import re
     slots = 48
     boot = boot_run(iso_with, sched, 1, write_set(tmp_path, "bad", BAD),
                     slots=slots)
