@@ -32,17 +32,17 @@ static struct {
 	struct qclock_client client;
 	struct clock_cpu *cpu;
 	unsigned cpu_capacity;
-} run;
+} qclock;
 
 int qclock_deadline_mode(void)
 {
-	return run.deadline;
+	return qclock.deadline;
 }
 
 void qclock_init(void)
 {
-	run.deadline = lapic_has_tsc_deadline();
-	if (run.deadline)
+	qclock.deadline = lapic_has_tsc_deadline();
+	if (qclock.deadline)
 		return;
 	uint64_t flags = irq_save();
 	lapic_timer_setup(VEC_CALIBRATION_TIMER, 0);
@@ -53,7 +53,7 @@ void qclock_init(void)
 	uint64_t t1 = rdtsc_ordered();
 	lapic_timer_stop();
 	irq_restore(flags);
-	run.apic_per_tsc = ((uint64_t)(0xffffffffu - left) << 32) / (t1 - t0);
+	qclock.apic_per_tsc = ((uint64_t)(0xffffffffu - left) << 32) / (t1 - t0);
 }
 
 uint64_t qclock_now(void)
@@ -66,66 +66,66 @@ uint64_t qclock_now(void)
  * the same formula to the decoder. */
 uint64_t qclock_ideal(unsigned k, uint64_t i)
 {
-	uint64_t n = i * run.m + (run.staggered ? k : 0);
-	return run.t0 + n * run.sub_whole + n * run.sub_rem / run.sub_den;
+	uint64_t n = i * qclock.m + (qclock.staggered ? k : 0);
+	return qclock.t0 + n * qclock.sub_whole + n * qclock.sub_rem / qclock.sub_den;
 }
 
 uint64_t qclock_t0(void)
 {
-	return run.t0;
+	return qclock.t0;
 }
 
 unsigned qclock_cpus(void)
 {
-	return run.m;
+	return qclock.m;
 }
 
 uint64_t qclock_slots(void)
 {
-	return run.slots;
+	return qclock.slots;
 }
 
 uint64_t qclock_quantum_us(void)
 {
-	return run.quantum_us;
+	return qclock.quantum_us;
 }
 
 int qclock_staggered(void)
 {
-	return run.staggered;
+	return qclock.staggered;
 }
 
 int qclock_cpu_done(unsigned cpu)
 {
-	return run.cpu[cpu].done;
+	return qclock.cpu[cpu].done;
 }
 
 uint64_t qclock_cpu_serviced(unsigned cpu)
 {
-	return run.cpu[cpu].serviced;
+	return qclock.cpu[cpu].serviced;
 }
 
 uint64_t qclock_cpu_missed(unsigned cpu)
 {
-	return run.cpu[cpu].missed;
+	return qclock.cpu[cpu].missed;
 }
 
 uint64_t qclock_cpu_next(unsigned cpu)
 {
-	return run.cpu[cpu].next;
+	return qclock.cpu[cpu].next;
 }
 
 /* Arms CPU k's timer for the boundary due at `due` (BSP time). */
 static void arm(unsigned k, uint64_t due)
 {
 	uint64_t local = due + (uint64_t)percpu[k].tsc_offset;
-	if (run.deadline) {
+	if (qclock.deadline) {
 		lapic_timer_arm_deadline(local);
 		return;
 	}
 	uint64_t now = rdtsc();
 	uint64_t delta = local > now ? local - now : 1;
-	uint64_t count = (delta * run.apic_per_tsc) >> 32;
+	uint64_t count = (delta * qclock.apic_per_tsc) >> 32;
 	if (count == 0)
 		count = 1;
 	if (count > 0xffffffffu)
@@ -136,9 +136,9 @@ static void arm(unsigned k, uint64_t due)
 void qclock_cpu_arm(uint64_t slot)
 {
 	unsigned k = this_cpu()->cpu;
-	if (slot >= run.limit || slot >= run.cpu[k].next)
+	if (slot >= qclock.limit || slot >= qclock.cpu[k].next)
 		return;
-	run.cpu[k].next = slot;
+	qclock.cpu[k].next = slot;
 	arm(k, qclock_ideal(k, slot));
 }
 
@@ -146,73 +146,73 @@ static uint64_t want(uint64_t slot, uint64_t asked)
 {
 	if (asked <= slot)
 		asked = slot + 1;
-	return asked < run.limit ? asked : run.limit;
+	return asked < qclock.limit ? asked : qclock.limit;
 }
 
 static void on_timer(struct trap_frame *f)
 {
 	uint64_t now = rdtsc();
 	unsigned k = this_cpu()->cpu;
-	struct clock_cpu *c = &run.cpu[k];
+	struct clock_cpu *c = &qclock.cpu[k];
 	uint64_t i = c->next;
-	if (i >= run.limit) {       /* a stray one after the run's end */
+	if (i >= qclock.limit) {       /* a stray one after the run's end */
 		lapic_eoi();
 		return;
 	}
 	uint64_t bsp_now = now - (uint64_t)percpu[k].tsc_offset;
-	if (i < run.slots)
+	if (i < qclock.slots)
 		c->serviced++;
-	i = want(i, run.client.boundary(run.client.ctx, k, i, 0, bsp_now));
+	i = want(i, qclock.client.boundary(qclock.client.ctx, k, i, 0, bsp_now));
 	/* Boundaries that passed while this one was handled were never
 	 * serviced: count them, never skip them silently. */
 	uint64_t due = 0;
-	while (i < run.limit && (due = qclock_ideal(k, i)) <= qclock_now()) {
-		if (i < run.slots)
+	while (i < qclock.limit && (due = qclock_ideal(k, i)) <= qclock_now()) {
+		if (i < qclock.slots)
 			c->missed++;
-		i = want(i, run.client.boundary(run.client.ctx, k, i, 1, bsp_now));
+		i = want(i, qclock.client.boundary(qclock.client.ctx, k, i, 1, bsp_now));
 	}
 	c->next = i;
-	if (i < run.limit)
+	if (i < qclock.limit)
 		arm(k, due);
 	else
 		c->done = 1;
 	lapic_eoi();
-	if (run.client.after)
-		run.client.after(run.client.ctx, k, f);
+	if (qclock.client.after)
+		qclock.client.after(qclock.client.ctx, k, f);
 }
 
 void qclock_prepare(int staggered, uint64_t slots, uint64_t quantum_us,
 		    unsigned cpus, uint64_t lead_us,
 		    const struct qclock_client *client)
 {
-	if (cpus > run.cpu_capacity) {
-		run.cpu = bootmem_alloc(cpus * sizeof *run.cpu);
-		run.cpu_capacity = cpus;
+	if (cpus > qclock.cpu_capacity) {
+		qclock.cpu = bootmem_alloc(cpus * sizeof *qclock.cpu);
+		qclock.cpu_capacity = cpus;
 	}
 	for (unsigned k = 0; k < cpus; k++)
-		run.cpu[k] = (struct clock_cpu){ 0 };
+		qclock.cpu[k] = (struct clock_cpu){ 0 };
 	trap_set_handler(VEC_QUANTUM_TIMER, on_timer);
-	run.client = *client;
-	run.staggered = staggered;
-	run.slots = slots;
-	run.limit = slots + (client->end ? 1 : 0);
-	run.quantum_us = quantum_us;
-	run.m = cpus;
-	run.sub_den = 1000ull * cpus;
-	run.sub_whole = quantum_us * tsc.khz / run.sub_den;
-	run.sub_rem = quantum_us * tsc.khz % run.sub_den;
-	run.t0 = qclock_now() + tsc_from_us(lead_us);
+	qclock.client = *client;
+	qclock.staggered = staggered;
+	qclock.slots = slots;
+	qclock.limit = slots + (client->end ? 1 : 0);
+	qclock.quantum_us = quantum_us;
+	qclock.m = cpus;
+	qclock.sub_den = 1000ull * cpus;
+	qclock.sub_whole = quantum_us * tsc.khz / qclock.sub_den;
+	qclock.sub_rem = quantum_us * tsc.khz % qclock.sub_den;
+	qclock.t0 = qclock_now() + tsc_from_us(lead_us);
 }
 
 void qclock_cpu_start(uint64_t first)
 {
 	unsigned k = this_cpu()->cpu;
-	run.cpu[k].next = first;
-	lapic_timer_setup(VEC_QUANTUM_TIMER, run.deadline);
-	if (first < run.limit)
+	qclock.cpu[k].next = first;
+	lapic_timer_setup(VEC_QUANTUM_TIMER, qclock.deadline);
+	if (first < qclock.limit)
 		arm(k, qclock_ideal(k, first));
 	else
-		run.cpu[k].done = 1;
+		qclock.cpu[k].done = 1;
 }
 
 void qclock_cpu_stop(void)

@@ -8,7 +8,8 @@ set architecture i386:x86-64
 set disassembly-flavor intel
 
 # `cpus`: one line per CPU from percpu[] (arch/x86/percpu.h): logical index,
-# APIC ID, state, boundaries serviced in the current run, missed boundaries.
+# APIC ID, state; and from the quantum clock (kernel/quantum_clock.c,
+# qclock.cpu[]): boundaries serviced in the current run, missed boundaries.
 define cpus
   set $n = cpu_count
   set $i = 0
@@ -32,7 +33,13 @@ define cpus
     if $s == 5
       set $name = "halted"
     end
-    printf "cpu %d apic=%d state=%s quantum=%d missed=%d\n", $i, percpu[$i].apic_id, $name, percpu[$i].quantum, percpu[$i].missed
+    set $q = 0
+    set $m = 0
+    if qclock.cpu != 0 && $i < qclock.cpu_capacity
+      set $q = qclock.cpu[$i].serviced
+      set $m = qclock.cpu[$i].missed
+    end
+    printf "cpu %d apic=%d state=%s quantum=%d missed=%d\n", $i, percpu[$i].apic_id, $name, $q, $m
     set $i = $i + 1
   end
 end
