@@ -15,7 +15,8 @@
 /*
  * Fills *ts from path, its arrays sized by the file's line count (free them
  * with taskset_file_free). Returns 0, or 1 after printing why: the system's
- * reason, or the parser's "file:line: message" (ts is then empty).
+ * reason (a directory's "cannot read: Is a directory"), or the parser's
+ * "file:line: message" (ts is then empty).
  */
 static int taskset_file_load(const char *path, struct taskset *ts)
 {
@@ -30,9 +31,16 @@ static int taskset_file_load(const char *path, struct taskset *ts)
 	while (text && (got = fread(text + len, 1, cap - len, f)) > 0)
 		if ((len += got) == cap)
 			text = realloc(text, cap *= 2);
+	/* fopen opens a directory too; its first read fails (EISDIR). */
+	int read_errno = ferror(f) ? errno : 0;
 	fclose(f);
 	if (!text) {
 		fprintf(stderr, "%s: out of memory\n", path);
+		return 1;
+	}
+	if (read_errno) {
+		fprintf(stderr, "%s: cannot read: %s\n", path, strerror(read_errno));
+		free(text);
 		return 1;
 	}
 	size_t lines = 1;
