@@ -141,6 +141,8 @@ void kernel_main(uint32_t magic, uint32_t info_phys)
 		acpi.source, acpi.ncpus_hotplug, acpi.ncpus_disabled,
 		acpi.nioapics, acpi.hpet_addr ? "yes" : "no",
 		acpi.pm_timer_port ? "yes" : "no", acpi.have_s5 ? "yes" : "no");
+	if (options.fatal)
+		finish(0, "cmdline");
 	smp_init_bsp_apic(acpi.lapic_addr);
 
 	tsc_calibrate();
@@ -180,7 +182,7 @@ void kernel_main(uint32_t magic, uint32_t info_phys)
 
 	if (options.sched) {
 		const char *reason = "";
-		if (!boot.module) {
+		if (!boot.module_name) {
 			kprintf("sched: sched=%s needs a task set: pass one as a "
 				"multiboot2 module (make run TASKS=file.tasks)\n",
 				options.sched->name);
@@ -193,7 +195,7 @@ void kernel_main(uint32_t magic, uint32_t info_phys)
 		kprintf("\n");
 		finish(rc == 0, reason);
 	}
-	if (boot.module)
+	if (boot.module_name)
 		kprintf("taskset: a module was given but no sched=; it is not "
 			"used\n");
 

@@ -32,7 +32,7 @@ int mb2_parse(uint32_t magic, uint64_t info, struct mb2_info *out)
 			out->cmdline = (const char *)(p + 8);
 			break;
 		case TAG_MODULE:
-			if (!out->module) {
+			if (!out->module_name) {
 				uint32_t start = *(const uint32_t *)(p + 8);
 				uint32_t mend = *(const uint32_t *)(p + 12);
 				out->module = (const char *)(uint64_t)start;

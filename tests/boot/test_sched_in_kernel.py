@@ -90,6 +90,17 @@ def test_cpus_halted_for_their_turn_are_woken(iso_with, sched, cpus):
     assert boot.result("ticks")["quanta"] == str(slots)
 
 
+def test_empty_task_set_is_named_and_fails(iso_with, tmp_path):
+    """GRUB loads an empty module at address 0; it is still a task set
+    that was given, and the parser says what is wrong with it."""
+    tasks = tmp_path / "empty.tasks"
+    tasks.write_text("")
+    boot = qemu(iso_with("sched=gedf slots=20", tasks=tasks), smp=2)
+    assert "taskset: empty.tasks: no task declared" in boot.serial, boot.tail()
+    assert boot.serial.strip().splitlines()[-1].strip() == \
+        "RESULT exit status=fail reason=taskset"
+
+
 def test_bad_task_set_is_named_and_fails(iso_with, tmp_path):
     tasks = tmp_path / "broken.tasks"
     tasks.write_text("task A e=1 p=2\ntask B e=3 p=2\n")
