@@ -64,7 +64,10 @@ struct sched_note {
 
 /* What the driver gives a plugin. */
 struct sched_env {
-	/* Zeroed memory, 16-byte aligned; freed all at once with the plugin. */
+	/* Zeroed memory, 16-byte aligned; freed all at once with the plugin.
+	 * Never NULL: an allocator that runs out does not return (the kernel
+	 * panics, schedsim exits, each naming the size), so plugins use what
+	 * it returns unchecked. */
 	void *(*alloc)(void *ctx, size_t size);
 	/*
 	 * Ask CPU cpu to call schedule() again before its next boundary (the

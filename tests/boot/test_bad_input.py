@@ -63,6 +63,23 @@ def test_a_console_line_longer_than_1023_bytes_prints_whole(iso_with):
     assert boot.passed, boot.tail()
 
 
+def test_running_out_of_boot_memory_panics_naming_the_size(iso_with):
+    """slots=1000000 on 4 CPUs wants 64 MB of records in a 48 MiB machine:
+    bootmem_alloc never returns NULL, it stops the kernel saying why."""
+    boot = qemu(iso_with("slots=1000000 ticks=aligned"), smp=4, memory="48M")
+    panic = [l for l in boot.serial.splitlines() if l.startswith("PANIC ")]
+    assert panic, boot.tail()
+    m = re.search(r"bootmem: out of memory: (\d+) bytes asked, (\d+) left$",
+                  panic[0])
+    assert m, panic[0]
+    asked, left = int(m.group(1)), int(m.group(2))
+    # quantum_clock asks 8 bytes a slot per CPU, then 8 per slot and CPU.
+    assert asked in (8 * 1000000, 4 * 8 * 1000000), panic[0]
+    assert left < asked, panic[0]
+    assert last_line(boot) == "RESULT exit status=fail reason=memory", \
+        boot.tail()
+
+
 # selftest=pf_ap writes to an unmapped address from fault_on_ap on CPU 1;
 # pf_bsp from kernel_main on CPU 0 (kernel/main.c).
 SELFTEST_BAD_ADDRESS = 0x700000000000
