@@ -91,11 +91,11 @@ static void start_framebuffer(void)
 
 static void report_tsc(void)
 {
-	kprintf("tsc: %llu.%03llu MHz from %s (calibration %llu us, %u windows "
+	kprintf("tsc: %llu.%03llu MHz from %s (calibration %llu us, %u reads "
 		"rejected), invariant %s\n",
 		(unsigned long long)(tsc.khz / 1000),
 		(unsigned long long)(tsc.khz % 1000), tsc.method,
-		(unsigned long long)tsc.calib_us, tsc.rejected_windows,
+		(unsigned long long)tsc.calib_us, tsc.rejected_reads,
 		tsc.invariant ? "yes" : "no");
 	for (unsigned i = 0; i < tsc.ntried; i++)
 		kprintf("  %-8s %llu kHz%s\n", tsc.tried[i].name,
