@@ -1,6 +1,8 @@
 /* kernel/bootmem: a bump allocator over free RAM below 4 GiB. */
 #include "bootmem.h"
 
+#include "panic.h"
+
 extern char kernel_phys_end[];
 
 static uint64_t next, limit;
@@ -38,7 +40,8 @@ void *bootmem_alloc(size_t size)
 {
 	uint64_t p = (next + 63) & ~63ull;
 	if (p + size > limit || p + size < p)
-		return 0;
+		panic("memory", "bootmem: out of memory: %zu bytes asked, %llu "
+		      "left", size, (unsigned long long)bootmem_free_bytes());
 	next = p + size;
 	for (uint64_t i = 0; i < size; i += 8)
 		*(volatile uint64_t *)(p + i) = 0;

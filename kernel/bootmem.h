@@ -12,7 +12,10 @@
  * the boot information or the modules. */
 void bootmem_init(const struct mb2_info *mb, uint64_t info_phys,
 		  uint64_t info_size);
-/* Zeroed, 64-byte aligned; NULL when it does not fit. */
+/* Zeroed, 64-byte aligned; never NULL: when it does not fit, the kernel
+ * panics (reason=memory) naming the size asked and what was left, since
+ * every caller sizes its buffers from the boot's own parameters and has
+ * nothing smaller to fall back to. */
 void *bootmem_alloc(size_t size);
 /* Zeroed whole pages, page-aligned (page tables, a task's memory). */
 #define PAGE_SIZE 4096

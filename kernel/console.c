@@ -7,8 +7,6 @@
 #include "../lib/fmt.h"
 #include "spinlock.h"
 
-#define LINE_MAX 1024
-
 static struct spinlock lock;
 static int fb_on, vga_on;
 static int panic_mode;
@@ -56,13 +54,39 @@ void console_panic_mode(void)
 	panic_mode = 1;
 }
 
+/* Output goes to the devices in chunks of this many bytes, so a message
+ * of any length prints whole, newline included, under one hold of the
+ * lock. */
+#define CHUNK 256
+
+struct chunk {
+	char buf[CHUNK];
+	size_t len;
+};
+
+static void flush(struct chunk *c)
+{
+	uart_write(c->buf, c->len);
+	if (!fb_on && !vga_on)
+		keep_early(c->buf, c->len);
+	if (fb_on)
+		fbcon_write(c->buf, c->len);
+	if (vga_on)
+		vgacon_write(c->buf, c->len);
+	c->len = 0;
+}
+
+static void put(void *ctx, char ch)
+{
+	struct chunk *c = ctx;
+	c->buf[c->len++] = ch;
+	if (c->len == CHUNK)
+		flush(c);
+}
+
 void kvprintf(const char *format, va_list ap)
 {
-	char buf[LINE_MAX];
-	int n = fmt_vsnprintf(buf, sizeof buf, format, ap);
-	if (n < 0)
-		return;
-	size_t len = (size_t)n < sizeof buf ? (size_t)n : sizeof buf - 1;
+	struct chunk c = { .len = 0 };
 	uint64_t flags = irq_save();
 	/* A CPU stopped while holding the lock must not silence the panic
 	 * report: after a bounded wait the panicking CPU prints anyway. */
@@ -71,13 +95,8 @@ void kvprintf(const char *format, va_list ap)
 		locked = spin_trylock_for(&lock, 10000000);
 	else
 		spin_lock(&lock);
-	uart_write(buf, len);
-	if (!fb_on && !vga_on)
-		keep_early(buf, len);
-	if (fb_on)
-		fbcon_write(buf, len);
-	if (vga_on)
-		vgacon_write(buf, len);
+	fmt_vformat(put, &c, format, ap);
+	flush(&c);
 	if (locked)
 		spin_unlock(&lock);
 	irq_restore(flags);

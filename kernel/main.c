@@ -94,11 +94,11 @@ static void start_framebuffer(void)
 
 static void report_tsc(void)
 {
-	kprintf("tsc: %llu.%03llu MHz from %s (calibration %llu us, %u windows "
+	kprintf("tsc: %llu.%03llu MHz from %s (calibration %llu us, %u reads "
 		"rejected), invariant %s\n",
 		(unsigned long long)(tsc.khz / 1000),
 		(unsigned long long)(tsc.khz % 1000), tsc.method,
-		(unsigned long long)tsc.calib_us, tsc.rejected_windows,
+		(unsigned long long)tsc.calib_us, tsc.rejected_reads,
 		tsc.invariant ? "yes" : "no");
 	for (unsigned i = 0; i < tsc.ntried; i++)
 		kprintf("  %-8s %llu kHz%s\n", tsc.tried[i].name,
@@ -144,6 +144,8 @@ void kernel_main(uint32_t magic, uint32_t info_phys)
 		acpi.source, acpi.ncpus_hotplug, acpi.ncpus_disabled,
 		acpi.nioapics, acpi.hpet_addr ? "yes" : "no",
 		acpi.pm_timer_port ? "yes" : "no", acpi.have_s5 ? "yes" : "no");
+	if (options.fatal)
+		finish(0, "cmdline");
 	smp_init_bsp_apic(acpi.lapic_addr);
 	/* The firmware tables are read: page 0 (the BIOS data area) is done
 	 * with, and becomes the hole that catches NULL pointers. */
@@ -187,7 +189,7 @@ void kernel_main(uint32_t magic, uint32_t info_phys)
 
 	if (options.sched) {
 		const char *reason = "";
-		if (!boot.module) {
+		if (!boot.module_name) {
 			kprintf("sched: sched=%s needs a task set: pass one as a "
 				"multiboot2 module (make run TASKS=file.tasks)\n",
 				options.sched->name);
@@ -200,7 +202,7 @@ void kernel_main(uint32_t magic, uint32_t info_phys)
 		kprintf("\n");
 		finish(rc == 0, reason);
 	}
-	if (boot.module)
+	if (boot.module_name)
 		kprintf("taskset: a module was given but no sched=; it is not "
 			"used\n");
 

@@ -47,7 +47,9 @@ int mb2_parse(uint32_t magic, uint64_t info, struct mb2_info *out)
 				out->mods[out->nmods++] = (struct mb2_module){
 					(const char *)(uint64_t)start,
 					mend - start, name };
-			if (!out->module && !is_program(name)) {
+			/* An empty module (GRUB loads it at address 0) is still
+			 * the task set, so its name decides, not its address. */
+			if (!out->module_name && !is_program(name)) {
 				out->module = (const char *)(uint64_t)start;
 				out->module_len = mend - start;
 				out->module_name = name;

@@ -37,7 +37,10 @@ struct mb2_info {
 	unsigned nmmap;
 	struct mb2_framebuffer fb;
 	int have_fb;
-	const char *module;             /* the task-set file, if one was given */
+	/* The first module: the task-set file. GRUB loads an empty file at
+	 * address 0, so module_name (set for any module) tells whether one
+	 * was given; module is then NULL and module_len 0. */
+	const char *module;
 	size_t module_len;
 	const char *module_name;
 	struct mb2_module mods[MB2_MAX_MODULES];   /* every module */

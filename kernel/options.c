@@ -2,6 +2,7 @@
 #include "options.h"
 
 #include "../lib/cmdline.h"
+#include "../lib/fmt.h"
 #include "../lib/parse_num.h"
 #include "../lib/str.h"
 #include "console.h"
@@ -56,6 +57,19 @@ static void on_off(const struct cmdline_word *w, int *out)
 		*out = 0;
 	else
 		bad(w, "on or off", "off");
+}
+
+/* The one bad value the boot does not survive (options.fatal). */
+static void unknown_scheduler(const struct cmdline_word *w)
+{
+	char names[256];
+	size_t n = 0;
+	for (unsigned i = 0; i < sched_nplugins && n < sizeof names; i++)
+		n += (size_t)fmt_snprintf(names + n, sizeof names - n, " %s",
+					  sched_plugins[i]->name);
+	kprintf("cmdline: bad value '%.*s': no such scheduler; this kernel "
+		"has%s\n", (int)w->len, w->word, names);
+	options.fatal = 1;
 }
 
 /* A parameter some plugin lists (sched= may come later on the line): its
@@ -169,7 +183,7 @@ void options_parse(const char *cmdline)
 			if (p)
 				options.sched = p;
 			else
-				bad(&w, "no such scheduler in this kernel", "none");
+				unknown_scheduler(&w);
 		} else if (!sched_param_word(&w)) {
 			kprintf("cmdline: unknown word '%.*s'\n", (int)w.len, w.word);
 		}

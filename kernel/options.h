@@ -40,12 +40,17 @@ struct kernel_options {
 	/* Scheduler parameters (gdq_T=40 ...), handed to the plugin. */
 	struct sched_param params[8];
 	unsigned nparams;
+	/* A word whose default is not a lesser form of what was asked: a
+	 * sched= naming no scheduler would fall back to the self-measurement
+	 * and pass. The boot fails instead (reason=cmdline). */
+	int fatal;
 };
 
 extern struct kernel_options options;
 
 /* Applies every word it understands; an unknown word or a bad value is
- * named on the console and the default stays. */
+ * named on the console and the default stays (or, for sched=, fatal is
+ * set). */
 void options_parse(const char *cmdline);
 
 #endif

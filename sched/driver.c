@@ -49,10 +49,6 @@ int sched_driver_create(struct sched_driver *d,
 		return -1;
 	d->chose_in = alloc(alloc_ctx, cfg->cpus * sizeof *d->chose_in);
 	d->pending = alloc(alloc_ctx, cfg->cpus * sizeof *d->pending);
-	if (!d->chose_in || !d->pending) {
-		fmt_snprintf(d->err.msg, sizeof d->err.msg, "out of memory");
-		return -1;
-	}
 	d->s = plugin->create(cfg, &d->env, &d->err);
 	return d->s ? 0 : -1;
 }

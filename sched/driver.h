@@ -34,7 +34,8 @@ struct sched_driver {
 
 /*
  * Creates the plugin for cfg (cfg->tasks is the task set) with memory from
- * alloc. Returns 0, or -1 with the plugin's message in d->err.
+ * alloc, which never returns NULL (struct sched_env). Returns 0, or -1 with
+ * the plugin's message in d->err.
  */
 int sched_driver_create(struct sched_driver *d,
 			const struct sched_plugin *plugin,

@@ -64,3 +64,19 @@ int sched_check_servers(const struct sched_plugin *p, const struct taskset *ts,
 		     ts->task[i].name, ts->task[i].line, p->name);
 	return -1;
 }
+
+int sched_param_in(const struct sched_config *cfg, const char *name,
+		   uint64_t def, uint64_t min, uint64_t max, uint64_t *out,
+		   struct sched_error *err)
+{
+	uint64_t v = sched_param_get(cfg, name, def);
+	if (v < min || v > max) {
+		fmt_snprintf(err->msg, sizeof err->msg,
+			     "%s=%llu: must be from %llu to %llu", name,
+			     (unsigned long long)v, (unsigned long long)min,
+			     (unsigned long long)max);
+		return -1;
+	}
+	*out = v;
+	return 0;
+}

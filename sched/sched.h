@@ -64,7 +64,10 @@ struct sched_note {
 
 /* What the driver gives a plugin. */
 struct sched_env {
-	/* Zeroed memory, 16-byte aligned; freed all at once with the plugin. */
+	/* Zeroed memory, 16-byte aligned; freed all at once with the plugin.
+	 * Never NULL: an allocator that runs out does not return (the kernel
+	 * panics, schedsim exits, each naming the size), so plugins use what
+	 * it returns unchecked. */
 	void *(*alloc)(void *ctx, size_t size);
 	/*
 	 * Ask CPU cpu to call schedule() again before its next boundary (the
@@ -240,5 +243,10 @@ int sched_check_servers(const struct sched_plugin *p, const struct taskset *ts,
 /* A parameter's value from cfg, or def when absent. */
 uint64_t sched_param_get(const struct sched_config *cfg, const char *name,
 			 uint64_t def);
+/* The same, checked: 0 with *out in [min, max], or -1 with a message in
+ * err naming the parameter, its value and the range. */
+int sched_param_in(const struct sched_config *cfg, const char *name,
+		   uint64_t def, uint64_t min, uint64_t max, uint64_t *out,
+		   struct sched_error *err);
 
 #endif

@@ -12,6 +12,9 @@ want() { # want COMMAND-OR-PATH PACKAGE
 	else command -v "$1" >/dev/null 2>&1 || need_pkgs+=("$2"); fi
 }
 want gcc gcc
+# gcc comes without its recommended libc6-dev under --no-install-recommends
+# (below), and the host programs need the C library's headers.
+want /usr/include/stdio.h libc6-dev
 want make make
 want python3 python3
 python3 -c 'import venv, ensurepip' >/dev/null 2>&1 || need_pkgs+=(python3-venv)

@@ -26,7 +26,8 @@ static void *bench_alloc(void *ctx, size_t size)
 	}
 	void *p = NULL;
 	if (!bench_blocks || posix_memalign(&p, 16, size ? size : 1)) {
-		fprintf(stderr, "out of memory\n");
+		fprintf(stderr, "out of memory (%zu bytes for the scheduler)\n",
+			size);
 		exit(1);
 	}
 	memset(p, 0, size);

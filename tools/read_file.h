@@ -24,9 +24,18 @@ static char *read_file(const char *path, size_t *len)
 	while (bytes && (got = fread(bytes + *len, 1, cap - *len, f)) > 0)
 		if ((*len += got) == cap)
 			bytes = realloc(bytes, cap *= 2);
+	/* fopen opens a directory too; its first read fails (EISDIR). */
+	int read_errno = ferror(f) ? errno : 0;
 	fclose(f);
-	if (!bytes)
+	if (!bytes) {
 		fprintf(stderr, "%s: out of memory\n", path);
+		return NULL;
+	}
+	if (read_errno) {
+		fprintf(stderr, "%s: cannot read: %s\n", path, strerror(read_errno));
+		free(bytes);
+		return NULL;
+	}
 	return bytes;
 }
 

@@ -89,7 +89,8 @@ static void *env_alloc(void *ctx, size_t size)
 	(void)ctx;
 	void *p = NULL;
 	if (posix_memalign(&p, 16, sizeof(struct block) + size) != 0) {
-		fprintf(stderr, "schedsim: out of memory\n");
+		fprintf(stderr, "schedsim: out of memory (%zu bytes for the "
+			"scheduler)\n", size);
 		exit(1);
 	}
 	memset(p, 0, sizeof(struct block) + size);

@@ -11,10 +11,18 @@
 #include "../lib/taskset.h"
 #include "read_file.h"
 
+static void taskset_file_free(struct taskset *ts)
+{
+	free(ts->task);
+	free(ts->event);
+	*ts = (struct taskset){ 0 };
+}
+
 /*
  * Fills *ts from path, its arrays sized by the file's line count (free them
  * with taskset_file_free). Returns 0, or 1 after printing why: the system's
- * reason, or the parser's "file:line: message" (ts is then empty).
+ * reason (a directory's "cannot read: Is a directory"), or the parser's
+ * "file:line: message" (ts is then empty).
  */
 static int taskset_file_load(const char *path, struct taskset *ts)
 {
@@ -30,19 +38,18 @@ static int taskset_file_load(const char *path, struct taskset *ts)
 	ts->max_tasks = (unsigned)lines;
 	ts->event = calloc(lines, sizeof(struct taskset_event));
 	ts->max_events = (unsigned)lines;
+	if (!ts->task || !ts->event) {
+		fprintf(stderr, "%s: out of memory for %zu lines\n", path, lines);
+		free(text);
+		taskset_file_free(ts);
+		return 1;
+	}
 	char err[512];
 	int rc = taskset_parse(ts, path, text, len, err, sizeof err);
 	if (rc)
 		fprintf(stderr, "%s\n", err);
 	free(text);
 	return rc ? 1 : 0;
-}
-
-static void taskset_file_free(struct taskset *ts)
-{
-	free(ts->task);
-	free(ts->event);
-	*ts = (struct taskset){ 0 };
 }
 
 #endif

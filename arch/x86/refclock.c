@@ -67,20 +67,30 @@ unsigned refclock_probe(struct refclock *out)
 		hpet = (volatile uint64_t *)acpi.hpet_addr;
 		uint64_t caps = hpet[HPET_CAPS / 8];
 		uint64_t period_fs = caps >> 32; /* femtoseconds per tick */
-		/* The spec bounds the period by 100 ns (2.3.4). */
-		if (period_fs > 0 && period_fs <= 100000000ull) {
+		/* The spec bounds the period by 100 ns (2.3.4); one below 1 ns
+		 * (above 1 GHz, which the TSC's calibration arithmetic assumes
+		 * no clock exceeds) is no HPET either. */
+		if (period_fs >= 1000000ull && period_fs <= 100000000ull) {
 			hpet[HPET_CONFIG / 8] |= HPET_ENABLE;
 			int counter_64 = (caps >> 13) & 1;
 			out[n++] = (struct refclock){
-				"hpet", 1000000000000000ull / period_fs,
-				counter_64 ? ~0ull : 0xffffffffull, hpet_read };
+				.name = "hpet",
+				.hz = 1000000000000000ull / period_fs,
+				.mask = counter_64 ? ~0ull : 0xffffffffull,
+				.period = counter_64 ? 0 : 1ull << 32,
+				.read = hpet_read };
 		}
 	}
 	if (acpi.pm_timer_port)
 		out[n++] = (struct refclock){
-			"pmtimer", PM_TIMER_HZ,
-			acpi.pm_timer_32bit ? 0xffffffffull : 0xffffffull, pm_read };
+			.name = "pmtimer", .hz = PM_TIMER_HZ,
+			.mask = acpi.pm_timer_32bit ? 0xffffffffull : 0xffffffull,
+			.period = acpi.pm_timer_32bit ? 1ull << 32 : 1ull << 24,
+			.read = pm_read };
 	pit_start();
-	out[n++] = (struct refclock){ "pit", PIT_HZ, ~0ull, pit_read };
+	/* pit_read extends the 16-bit count, as long as reads come less
+	 * than a period apart. */
+	out[n++] = (struct refclock){ .name = "pit", .hz = PIT_HZ, .mask = ~0ull,
+				      .period = 1ull << 16, .read = pit_read };
 	return n;
 }

@@ -20,7 +20,7 @@ struct tsc_info {
 	uint64_t calib_us;      /* how long calibration took */
 	struct tsc_method tried[TSC_MAX_METHODS];
 	unsigned ntried;
-	unsigned rejected_windows; /* windows an SMI (or emulator) disturbed */
+	unsigned rejected_reads;   /* clock reads an SMI (or emulator) disturbed */
 };
 
 extern struct tsc_info tsc;

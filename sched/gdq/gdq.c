@@ -293,19 +293,13 @@ static void *gdq_create(const struct sched_config *cfg,
 	s->P = P;
 	s->n = n;
 	s->ts = ts;
-	s->T = sched_param_get(cfg, "gdq_T", 20);
-	s->delta = sched_param_get(cfg, "gdq_delta", 4);
-	s->track = sched_param_get(cfg, "gdq_err", cfg->simulation != 0) != 0;
-	if (s->T < 1 || s->T > (1u << 30)) {
-		fmt_snprintf(err->msg, sizeof err->msg,
-			     "gdq_T must be between 1 and 2^30");
+	uint64_t track;
+	if (sched_param_in(cfg, "gdq_T", 20, 1, 1u << 30, &s->T, err) ||
+	    sched_param_in(cfg, "gdq_delta", 4, 0, 1u << 30, &s->delta, err) ||
+	    sched_param_in(cfg, "gdq_err", cfg->simulation != 0, 0, 1, &track,
+			   err))
 		return 0;
-	}
-	if (s->delta > (1u << 30)) {
-		fmt_snprintf(err->msg, sizeof err->msg,
-			     "gdq_delta must be at most 2^30");
-		return 0;
-	}
+	s->track = track;
 	s->proc = env->alloc(env->ctx, (n + 1) * sizeof *s->proc);
 	s->state = env->alloc(env->ctx, n + 1);
 	s->arrived = env->alloc(env->ctx, (n + 1) * sizeof *s->arrived);

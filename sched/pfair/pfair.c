@@ -58,7 +58,10 @@ bool pfair_init(struct pfair *pf, const struct sched_config *cfg,
 	pf->n = n;
 	pf->ts = ts;
 	pf->staggered = cfg->staggered != 0;
-	pf->early_release = sched_param_get(cfg, "pfair_er", 0) != 0;
+	uint64_t er;
+	if (sched_param_in(cfg, "pfair_er", 0, 0, 1, &er, err))
+		return false;
+	pf->early_release = er;
 	pf->ops = ops;
 	pf->next_free = UINT64_MAX;
 	pf->joins_dirty = false;

@@ -108,6 +108,22 @@ def host_tsc_mhz():
     return float(out.stdout)
 
 
+def icount_tsc_mhz(shift):
+    """The guest TSC's rate under `-icount shift=N`: QEMU's TCG answers
+    RDTSC with its virtual clock (accel/tcg: get_elapsed_ticks = icount_get),
+    which counts qemu_icount << shift nanoseconds. The TSC thus advances 2^N
+    per instruction, as virtual time does in nanoseconds: 10^9 a virtual
+    second, whatever N."""
+    tsc_per_insn = 1 << shift
+    ns_per_insn = 1 << shift
+    return tsc_per_insn / ns_per_insn * 1e9 / 1e6
+
+
+def tsc_error_ppm(tsc, want_mhz):
+    """How far the kernel's `RESULT tsc` frequency (khz=) is from want_mhz."""
+    return (int(tsc["khz"]) / 1000 - want_mhz) / want_mhz * 1e6
+
+
 def tool_missing(*names):
     return [n for n in names if shutil.which(n) is None]
 

@@ -5,23 +5,79 @@ import subprocess
 
 import pytest
 
+from conftest import host_tool
 from harness import ROOT, cpu_count_ok, qemu
 
 
 def test_unknown_word_and_bad_value_are_named_and_boot_passes(iso_with):
-    iso = iso_with("frobnicate=7 quantum_us=abc slots=200 sched=bogus")
+    iso = iso_with("frobnicate=7 quantum_us=abc slots=200")
     boot = qemu(iso, smp=2)
     assert "cmdline: unknown word 'frobnicate=7'" in boot.serial, boot.tail()
     bad = [l for l in boot.serial.splitlines()
            if "cmdline: bad value 'quantum_us=abc'" in l]
     assert bad and "using default" in bad[0], boot.tail()
-    assert "cmdline: bad value 'sched=bogus' (no such scheduler in this " \
-        "kernel); using default none" in boot.serial, boot.tail()
     assert boot.passed, boot.tail()
     cpu_count_ok(boot, 2)
     for t in boot.results("ticks"):
         # The good word still applies; the bad one fell back to the default.
         assert t["quanta"] == "200" and t["quantum_us"] == "1000", t
+
+
+def schedulers():
+    """The plugin names, as the simulator (the same sched/registry.c) lists
+    them in its usage message."""
+    usage = subprocess.run([str(host_tool("schedsim"))], capture_output=True,
+                           text=True, timeout=60).stderr
+    line = [l for l in usage.splitlines() if l.startswith("schedulers:")]
+    assert line, usage
+    return line[0].split()[1:]
+
+
+def last_line(boot):
+    return [l.strip() for l in boot.serial.splitlines() if l.strip()][-1]
+
+
+def test_unknown_scheduler_fails_the_boot_naming_the_ones_there_are(
+        iso_with):
+    """Its default, no scheduler, would run the self-measurement and pass."""
+    boot = qemu(iso_with("sched=nonexistent slots=50"), smp=2)
+    assert f"cmdline: bad value 'sched=nonexistent': no such scheduler; " \
+        f"this kernel has {' '.join(schedulers())}" in boot.serial, boot.tail()
+    assert last_line(boot) == "RESULT exit status=fail reason=cmdline", \
+        boot.tail()
+    assert not boot.results("ticks"), boot.tail()
+
+
+def test_a_console_line_longer_than_1023_bytes_prints_whole(iso_with):
+    """The kernel echoes its command line on one line: here 1,200 bytes of
+    (unknown, so harmless) words. It arrives whole, and the next line is
+    a line of its own."""
+    words = " ".join(f"pad{i:03d}=x" for i in range(120))
+    boot = qemu(iso_with(f"slots=50 {words}"), smp=1)
+    lines = boot.serial.splitlines()
+    echo = [i for i, l in enumerate(lines)
+            if l.startswith("cmdline: ") and "pad000=x pad001=x" in l]
+    assert len(echo) == 1, boot.tail()
+    assert lines[echo[0]].rstrip().endswith(words), lines[echo[0]][-200:]
+    assert lines[echo[0] + 1].startswith("fb: "), lines[echo[0] + 1][:200]
+    assert boot.passed, boot.tail()
+
+
+def test_running_out_of_boot_memory_panics_naming_the_size(iso_with):
+    """slots=1000000 on 4 CPUs wants 64 MB of records in a 48 MiB machine:
+    bootmem_alloc never returns NULL, it stops the kernel saying why."""
+    boot = qemu(iso_with("slots=1000000 ticks=aligned"), smp=4, memory="48M")
+    panic = [l for l in boot.serial.splitlines() if l.startswith("PANIC ")]
+    assert panic, boot.tail()
+    m = re.search(r"bootmem: out of memory: (\d+) bytes asked, (\d+) left$",
+                  panic[0])
+    assert m, panic[0]
+    asked, left = int(m.group(1)), int(m.group(2))
+    # quantum_clock asks 8 bytes a slot per CPU, then 8 per slot and CPU.
+    assert asked in (8 * 1000000, 4 * 8 * 1000000), panic[0]
+    assert left < asked, panic[0]
+    assert last_line(boot) == "RESULT exit status=fail reason=memory", \
+        boot.tail()
 
 
 # selftest=pf_ap writes to an unmapped address from fault_on_ap on CPU 1;
@@ -63,10 +119,10 @@ def test_page_fault_is_reported_and_fails(iso_with, word, on_ap, function):
 def test_make_run_and_bochs_exit_status_follows_the_result():
     """`make run` (QEMU) and `make bochs` exit 0 exactly when the kernel
     passed. One test for both: they build the same build/run.iso."""
-    def make(target, cmdline):
+    def make(target, cmdline, *more):
         return subprocess.run(
             ["make", "--no-print-directory", "-C", str(ROOT), target,
-             "SMP=2", f"CMDLINE={cmdline}"],
+             "SMP=2", f"CMDLINE={cmdline}", *more],
             capture_output=True, text=True, timeout=300)
     for target in ("run", "bochs"):
         good = make(target, "slots=100")
@@ -76,3 +132,10 @@ def test_make_run_and_bochs_exit_status_follows_the_result():
         bad = make(target, "selftest=pf_ap")
         assert bad.returncode != 0, target
         assert "RESULT exit status=fail reason=exception" in bad.stdout
+    # A misspelt SCHED= is named with the schedulers there are; it used to
+    # fall back to the self-measurement and pass.
+    typo = make("run", "slots=100", "SCHED=typo")
+    assert typo.returncode != 0
+    assert f"'sched=typo': no such scheduler; this kernel has " \
+        f"{' '.join(schedulers())}" in typo.stdout, typo.stdout[-3000:]
+    assert "RESULT exit status=fail reason=cmdline" in typo.stdout

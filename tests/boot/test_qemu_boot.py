@@ -1,16 +1,39 @@
 """QEMU TCG boots on `pc` and `q35` with 1 to 8 CPUs (issue 2, tests).
 
 Timing assertions stay out of tests: the boundary counts are checked under
-`-icount` (virtual time, deterministic), the TSC frequency under plain TCG,
-where the guest's TSC ticks at the host's rate."""
+`-icount` (virtual time, deterministic). The TSC calibration is checked
+against the rate QEMU gives the guest's TSC: under plain TCG the host's own,
+measured in the same run; under -icount QEMU's virtual rate (issue 10,
+item 3)."""
 import pytest
 
-from harness import cpu_count_ok, host_tsc_mhz, qemu
+from harness import (cpu_count_ok, host_tsc_mhz, icount_tsc_mhz, qemu,
+                     tsc_error_ppm)
 
 # Virtual time advances 2^3 ns per instruction and skips idle periods, so a
 # boundary can only be missed through a kernel bug, never host load.
-ICOUNT = "shift=3,sleep=off"
+ICOUNT_SHIFT = 3
+ICOUNT = f"shift={ICOUNT_SHIFT},sleep=off"
 SLOTS = 1000  # the kernel's default slots=
+
+# How close the kernel's TSC frequency must be to the reference, and how
+# long its calibration may take -- asserted in virtual time only (-icount);
+# under plain TCG it is the host's time, which `make bench` reports.
+TSC_PPM = 100
+CALIB_US_MAX = 50000
+
+
+def check_tsc(boot, want_mhz):
+    tsc = boot.result("tsc")
+    assert tsc["freq_mhz"] == f"{int(tsc['khz']) // 1000}." \
+        f"{int(tsc['khz']) % 1000:03d}", tsc
+    assert abs(tsc_error_ppm(tsc, want_mhz)) <= TSC_PPM, (want_mhz, tsc)
+
+
+def check_icount_tsc(boot, shift):
+    check_tsc(boot, icount_tsc_mhz(shift))
+    tsc = boot.result("tsc")
+    assert 0 < int(tsc["calib_us"]) < CALIB_US_MAX, tsc
 
 
 def check_ticks(boot, cpus, quanta, expect_none_missed):
@@ -43,6 +66,7 @@ def test_every_cpu_online_and_no_boundary_missed(iso, machine, smp):
     assert boot.passed, boot.tail()
     cpu_count_ok(boot, smp)
     check_ticks(boot, smp, SLOTS, expect_none_missed=True)
+    check_icount_tsc(boot, ICOUNT_SHIFT)
     # The default BIOS entries keep VGA text mode (boot/grub.cfg).
     assert "fb: none from the loader; console on serial and VGA text" in \
         boot.serial, boot.tail()
@@ -51,14 +75,20 @@ def test_every_cpu_online_and_no_boundary_missed(iso, machine, smp):
 @pytest.mark.parametrize("machine,smp", [("pc", 1), ("q35", 2), ("pc", 4),
                                          ("q35", 8)])
 def test_tsc_frequency_matches_host(iso, machine, smp):
-    host = host_tsc_mhz()
+    before = host_tsc_mhz()
     boot = qemu(iso, smp=smp, machine=machine)
+    host = (before + host_tsc_mhz()) / 2
     assert boot.passed, boot.tail()
     cpu_count_ok(boot, smp)
+    check_tsc(boot, host)
     tsc = boot.result("tsc")
-    freq = float(tsc["freq_mhz"])
-    assert abs(freq - host) / host < 0.005, (freq, host, tsc)
-    assert len(tsc["freq_mhz"].split(".")[1]) >= 3, "kHz precision"
     assert tsc["invariant"] in ("0", "1")
     assert int(tsc["max_skew_cycles"]) >= 0
     check_ticks(boot, smp, SLOTS, expect_none_missed=False)
+
+
+@pytest.mark.parametrize("shift", [1, 6])
+def test_tsc_rate_under_icount_is_qemus_whatever_the_shift(iso, shift):
+    boot = qemu(iso, smp=2, icount=f"shift={shift},sleep=off")
+    assert boot.passed, boot.tail()
+    check_icount_tsc(boot, shift)
