@@ -54,6 +54,24 @@ static void on_off(const struct cmdline_word *w, int *out)
 		bad(w, "on or off", "off");
 }
 
+/* dumpstate=SLOT or dumpstate=end. */
+static void dumpstate_word(const struct cmdline_word *w)
+{
+	if (cmdline_value_is(w, "end")) {
+		options.dumpstate = DUMPSTATE_END;
+		return;
+	}
+	uint64_t slot;
+	enum parse_num_status st = parse_u64(w->value, w->value_len,
+					     SLOTS_MAX, &slot);
+	if (st != PARSE_NUM_OK) {
+		bad(w, "a slot number or end", "none");
+		return;
+	}
+	options.dumpstate = DUMPSTATE_SLOT;
+	options.dumpstate_slot = slot;
+}
+
 /* A parameter some plugin lists (sched= may come later on the line): its
  * name as the plugin spells it, or NULL. */
 static const char *param_name(const struct cmdline_word *w)
@@ -140,6 +158,8 @@ void options_parse(const char *cmdline)
 				options.selftest = SELFTEST_NONE;
 			else
 				bad(&w, "pf_ap, pf_bsp or none", "none");
+		} else if (cmdline_key_is(&w, "dumpstate")) {
+			dumpstate_word(&w);
 		} else if (cmdline_key_is(&w, "sched")) {
 			const struct sched_plugin *p = 0;
 			for (unsigned i = 0; i < sched_nplugins && !p; i++)

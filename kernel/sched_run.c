@@ -12,6 +12,7 @@
 #include "../sched/report.h"
 #include "bootmem.h"
 #include "console.h"
+#include "dumpstate.h"
 #include "options.h"
 #include "quantum_clock.h"
 #include "smp.h"
@@ -23,6 +24,7 @@ static struct task_spec tasks[MAX_TASKS];
 static struct taskset_event events[MAX_EVENTS];
 static struct taskset ts = { tasks, 0, MAX_TASKS, events, 0, MAX_EVENTS };
 static struct sched_driver drv;
+const struct sched_driver *const sched_run_driver = &drv;
 static int *schedule_log;           /* slot * M + cpu -> task */
 static unsigned cpus;
 /* Boundary order (sched/driver.h): the call for (slot, cpu) waits until
@@ -105,6 +107,7 @@ static void on_boundary(void *ctx, unsigned cpu, uint64_t slot, int missed)
 		return;
 	if (sched_driver_boundary(&drv, cpu, slot))
 		failed = 1;
+	dumpstate_boundary(&drv, cpu, slot);
 	__atomic_store_n(&ticket, mine + 1, __ATOMIC_RELEASE);
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	if (failed)
@@ -178,6 +181,7 @@ int sched_run(const struct sched_plugin *plugin, const char *file,
 		*reason = "sched";
 		return -1;
 	}
+	dumpstate_end(&drv);
 	for (uint64_t t = 0; t < slots; t++)
 		sched_report_slot(print_text, 0, &ts, t, &schedule_log[t * cpus],
 				  cpus);
