@@ -19,6 +19,7 @@
 #include "../drivers/serial/uart.h"
 #include "bootmem.h"
 #include "console.h"
+#include "gdbstub.h"
 #include "mb2.h"
 #include "options.h"
 #include "panic.h"
@@ -168,6 +169,7 @@ void kernel_main(uint32_t magic, uint32_t info_phys)
 		(unsigned long long)tsc.disagree_ppm, tsc.invariant,
 		(long long)smp.max_skew_cycles, qclock_deadline_mode(),
 		(unsigned long long)tsc.khz, (unsigned long long)tsc.calib_us);
+	gdbstub_init();
 
 	if (options.selftest == SELFTEST_PF_BSP)
 		*(volatile uint64_t *)SELFTEST_BAD_ADDRESS = 1;

@@ -54,6 +54,20 @@ static void on_off(const struct cmdline_word *w, int *out)
 		bad(w, "on or off", "off");
 }
 
+static void gdb_word(const struct cmdline_word *w)
+{
+	static const char *const modes[] = {
+		[GDB_OFF] = "off", [GDB_ON] = "on", [GDB_PANIC] = "panic",
+		[GDB_WAIT] = "wait",
+	};
+	for (unsigned i = 0; i < sizeof modes / sizeof modes[0]; i++)
+		if (cmdline_value_is(w, modes[i])) {
+			options.gdb = (enum gdb_mode)i;
+			return;
+		}
+	bad(w, "off, on, panic or wait", "off");
+}
+
 /* dumpstate=SLOT or dumpstate=end. */
 static void dumpstate_word(const struct cmdline_word *w)
 {
@@ -158,6 +172,8 @@ void options_parse(const char *cmdline)
 				options.selftest = SELFTEST_NONE;
 			else
 				bad(&w, "pf_ap, pf_bsp or none", "none");
+		} else if (cmdline_key_is(&w, "gdb")) {
+			gdb_word(&w);
 		} else if (cmdline_key_is(&w, "dumpstate")) {
 			dumpstate_word(&w);
 		} else if (cmdline_key_is(&w, "sched")) {

@@ -9,6 +9,7 @@
 #include "../lib/sort.h"
 #include "bootmem.h"
 #include "console.h"
+#include "gdbstub.h"
 #include "smp.h"
 
 #define APIC_CALIBRATION_US 10000
@@ -85,7 +86,7 @@ static void arm(unsigned k, uint64_t due)
 static void on_boundary(struct trap_frame *f)
 {
 	uint64_t now = rdtsc();
-	(void)f;
+	gdbstub_poll(f);
 	struct percpu *p = this_cpu();
 	unsigned k = p->cpu;
 	uint64_t i = p->clock_next;

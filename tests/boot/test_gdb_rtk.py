@@ -1,5 +1,6 @@
 """GDB's `rtk` commands (tools/gdb/rtkgdb) against what the kernel prints at
-the same point: with dumpstate=, the kernel prints the plugin's state
+the same point, through QEMU's stub and through the kernel's own (gdb=wait,
+COM2): with dumpstate=, the kernel prints the plugin's state
 (STATE lines) from dumpstate_print; GDB stops there, runs the command, and
 the kernel then prints. The commands walk the plugin's heaps and queues in
 memory, the kernel's dump finds the same sets its own way (flags, array
@@ -43,6 +44,17 @@ task E8 e=3 p=4
 task E9 e=2 p=6
 task E10 e=5 p=12
 """
+# Utilisation 1 on each of 4 CPUs under first-fit decreasing.
+PEDF_SET = """\
+task P1 e=1 p=2
+task P2 e=1 p=2
+task P3 e=2 p=5
+task P4 e=3 p=5
+task P5 e=1 p=4
+task P6 e=3 p=4
+task P7 e=1 p=3
+task P8 e=2 p=3
+"""
 
 CASES = [
     # stub, scheduler, extra words, task set, dump point, rtk commands
@@ -51,6 +63,11 @@ CASES = [
     ("qemu", "gdq", "gdq_T=6", GDQ_SET, "12", ["gdq"]),
     ("qemu", "gedf", "edf_cpudl=1", EDF_SET, "end", ["edf", "clock"]),
     ("qemu", "gedf", "", EDF_SET, "7", ["edf"]),
+    ("kernel", "spd2", "", PFAIR_SET, "end", ["pfair", "clock"]),
+    ("kernel", "pd2", "", PFAIR_SET, "14", ["pfair"]),
+    ("kernel", "gdq", "gdq_T=6", GDQ_SET, "end", ["gdq", "clock"]),
+    ("kernel", "gedf", "", EDF_SET, "11", ["edf"]),
+    ("kernel", "pedf", "", PEDF_SET, "5", ["edf"]),
 ]
 # Lines each command's output must have, so that the comparison is not
 # one of empty sets.
