@@ -4,10 +4,13 @@ protocol byte by byte for what GDB does not show (Ctrl-C, a resent reply,
 checksum errors, an attach while the scheduler runs)."""
 import re
 import socket
+import subprocess
+
+import pytest
 
 from conftest import ROOT
-from gdbrun import Machine, gdb_batch
-from harness import qemu
+from gdbrun import KERNEL_ELF, Machine, free_port, gdb_batch
+from harness import env_with, qemu
 
 TASKS = ROOT / "tasks" / "default.tasks"
 
@@ -238,3 +241,28 @@ def test_bad_gdb_and_dumpstate_words_are_named(iso_with):
         "using default none" in boot.serial, boot.tail()
     assert "gdb: stub" not in boot.serial, "the stub stays off"
     assert boot.passed, boot.tail()
+
+
+@pytest.mark.parametrize("stub", ["kernel", "qemu"])
+def test_make_debug_script_attaches_gdb(iso_with, stub):
+    """scripts/debug.sh, as `make debug STUB=...` runs it: GDB attached
+    with the rtk commands, fed on stdin as a person would type them."""
+    iso = iso_with("gdb=wait slots=50" if stub == "kernel" else "slots=50")
+    proc = subprocess.run(
+        [str(ROOT / "scripts" / "debug.sh"), str(iso), str(KERNEL_ELF)],
+        input="info threads\nrtk cpus\nkill\nquit\n",
+        env=env_with(STUB=stub, SMP=2, GDB_PORT=free_port()),
+        capture_output=True, text=True, timeout=600)
+    out = proc.stdout
+    assert proc.returncode == 0, out[-3000:] + proc.stderr[-3000:]
+    # Each command's first line follows GDB's prompt.
+    rows = re.findall(r"cpu (\d) apic=\d+ state=(\w+)", out)
+    if stub == "kernel":
+        assert "Stopped in gdbstub_init" in out, out[-3000:]
+        assert re.search(r"Thread 2 \(cpu 1: online\)", out), out[-3000:]
+        assert rows == [("0", "online"), ("1", "online")], out[-3000:]
+    else:
+        # Nothing has run: no CPU is counted yet.
+        assert "Halted at the reset vector" in out, out[-3000:]
+        assert re.search(r"Thread 1\.2 \(CPU#1", out), out[-3000:]
+        assert rows == [], out[-3000:]
