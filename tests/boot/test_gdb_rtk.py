@@ -63,19 +63,21 @@ CASES = [
     ("qemu", "gdq", "gdq_T=6", GDQ_SET, "12", ["gdq"]),
     ("qemu", "gedf", "edf_cpudl=1", EDF_SET, "end", ["edf", "clock"]),
     ("qemu", "gedf", "", EDF_SET, "7", ["edf"]),
+    ("qemu", "ngedf", "", EDF_SET, "9", ["edf"]),
     ("kernel", "spd2", "", PFAIR_SET, "end", ["pfair", "clock"]),
     ("kernel", "pd2", "", PFAIR_SET, "14", ["pfair"]),
     ("kernel", "gdq", "gdq_T=6", GDQ_SET, "end", ["gdq", "clock"]),
     ("kernel", "gedf", "", EDF_SET, "11", ["edf"]),
     ("kernel", "pedf", "", PEDF_SET, "5", ["edf"]),
 ]
-# Lines each command's output must have, so that the comparison is not
-# one of empty sets.
+# Lines each command's output must have ("command plugin" where a plugin
+# shows other ones), so that the comparison is not one of empty sets.
 EXPECTED = {
     "pfair": ["pfair cpu ", "pfair Incoming ", "pfair task "],
     "gdq": ["gdq group ", "gdq queue ", "gdq proc ", "gdq cpu "],
     "edf": ["edf rq "],
     "clock": ["clock cpu 3 "],
+    "edf ngedf": ["edf cpu ", "edf ready "],
 }
 
 
@@ -111,7 +113,7 @@ def test_rtk_matches_the_kernels_dump(iso_with, tmp_path, stub, sched,
     assert shown == printed, "\n".join(["GDB:"] + shown + ["kernel:"] +
                                        printed) + err
     for c in commands:
-        for prefix in EXPECTED[c]:
+        for prefix in EXPECTED.get(f"{c} {sched}", EXPECTED[c]):
             assert any(l.startswith(prefix) for l in printed), (prefix,
                                                                 printed)
     if "edf" in commands and "push=heap" in printed[0]:

@@ -218,3 +218,23 @@ def test_edf_dump_agrees_with_the_schedule(tmp_path_factory, case, slot,
     else:
         assert not cpudl and not free
     assert fmask == (set(range(m)) - busy if glob and mode == 1 else set())
+
+
+@settings(max_examples=40, deadline=None)
+@given(edf_sets(), st.integers(0, SLOTS - 1))
+def test_ngedf_dump_agrees_with_the_schedule(tmp_path_factory, case, slot):
+    m, text = case
+    order = [l.split()[1] for l in text.splitlines()]
+    names, state = dump_at(text, "ngedf", m, slot,
+                           tmp_path_factory.mktemp("d"))
+    assert state[0] == "edf ngedf now=%d" % slot
+    cpu = {int(l.split()[2]): l.split()[3] for l in state
+           if l.startswith("edf cpu ")}
+    assert [None if cpu[k] == "-" else cpu[k] for k in range(m)] == names
+    ready = [(int(fields(l)["dl"]), order.index(l.split()[2]))
+             for l in state if l.startswith("edf ready ")]
+    # A min-heap by (deadline, task index), and no job both queued and
+    # running.
+    for i in range(1, len(ready)):
+        assert ready[(i - 1) // 2] <= ready[i]
+    assert not {order[i] for _, i in ready} & set(names)

@@ -6,13 +6,34 @@ from .base import enum_name, mask_members, plugin_state, subcommand, task_name
 EDF_TASK_BITS = 20
 
 
-@subcommand("edf", """EDF state (gedf, pedf): queues, deadline heap, free mask.
+def ngedf(s):
+    """NG-EDF's one ready queue and what each CPU runs (sched/edf/ngedf.c);
+    no job is ever preempted, so nothing is per CPU but the running one."""
+    ts = s["ts"]
+    out = ["edf ngedf now=%d" % int(s["now"])]
+    for k in range(int(s["cpus"])):
+        i = int(s["running"][k])
+        out.append("edf cpu %d -" % k if i < 0 else "edf cpu %d %s dl=%d" % (
+            k, task_name(ts, i), int(s["jobs"]["task"][i]["deadline"])))
+    ready = s["ready"]
+    keys = s["jobs"]["key"]
+    for j in range(int(ready["n"])):
+        t = int(ready["heap"][j])
+        out.append("edf ready %s dl=%d"
+                   % (task_name(ts, t), int(keys[t]) >> EDF_TASK_BITS))
+    return out
+
+
+@subcommand("edf", """EDF state (gedf, pedf, ngedf): queues, deadline heap.
 Each CPU's ready queue in heap order (its head is the job the CPU runs),
 with the jobs' absolute deadlines; the max-heap of the CPUs' current
 deadlines (global EDF paper, Sec. 5) and its free-CPU mask, or the free-CPU
-mask alone (edf_cpudl=1).""")
+mask alone (edf_cpudl=1). For ngedf, what each CPU runs and the one ready
+queue.""")
 def edf():
-    _, s = plugin_state({"gedf": "edf", "pedf": "edf"})
+    name, s = plugin_state({"gedf": "edf", "pedf": "edf", "ngedf": "ngedf"})
+    if name == "ngedf":
+        return ngedf(s)
     ts = s["ts"]
     cpus = int(s["cpus"])
     p = s["push"]
