@@ -20,6 +20,7 @@
 #include "bootmem.h"
 #include "clock_selftest.h"
 #include "console.h"
+#include "gdbstub.h"
 #include "mb2.h"
 #include "options.h"
 #include "panic.h"
@@ -177,6 +178,7 @@ void kernel_main(uint32_t magic, uint32_t info_phys)
 		(unsigned long long)tsc.disagree_ppm, tsc.invariant,
 		(long long)smp.max_skew_cycles, qclock_deadline_mode(),
 		(unsigned long long)tsc.khz, (unsigned long long)tsc.calib_us);
+	gdbstub_init();
 
 	if (options.selftest == SELFTEST_PF_BSP)
 		*(volatile uint64_t *)SELFTEST_BAD_ADDRESS = 1;

@@ -72,6 +72,38 @@ static void unknown_scheduler(const struct cmdline_word *w)
 	options.fatal = 1;
 }
 
+static void gdb_word(const struct cmdline_word *w)
+{
+	static const char *const modes[] = {
+		[GDB_OFF] = "off", [GDB_ON] = "on", [GDB_PANIC] = "panic",
+		[GDB_WAIT] = "wait",
+	};
+	for (unsigned i = 0; i < sizeof modes / sizeof modes[0]; i++)
+		if (cmdline_value_is(w, modes[i])) {
+			options.gdb = (enum gdb_mode)i;
+			return;
+		}
+	bad(w, "off, on, panic or wait", "off");
+}
+
+/* dumpstate=SLOT or dumpstate=end. */
+static void dumpstate_word(const struct cmdline_word *w)
+{
+	if (cmdline_value_is(w, "end")) {
+		options.dumpstate = DUMPSTATE_END;
+		return;
+	}
+	uint64_t slot;
+	enum parse_num_status st = parse_u64(w->value, w->value_len,
+					     SLOTS_MAX, &slot);
+	if (st != PARSE_NUM_OK) {
+		bad(w, "a slot number or end", "none");
+		return;
+	}
+	options.dumpstate = DUMPSTATE_SLOT;
+	options.dumpstate_slot = slot;
+}
+
 /* A parameter some plugin lists (sched= may come later on the line): its
  * name as the plugin spells it, or NULL. */
 static const char *param_name(const struct cmdline_word *w)
@@ -175,6 +207,10 @@ void options_parse(const char *cmdline)
 				options.selftest = SELFTEST_NONE;
 			else
 				bad(&w, "pf_ap, pf_bsp or none", "none");
+		} else if (cmdline_key_is(&w, "gdb")) {
+			gdb_word(&w);
+		} else if (cmdline_key_is(&w, "dumpstate")) {
+			dumpstate_word(&w);
 		} else if (cmdline_key_is(&w, "sched")) {
 			const struct sched_plugin *p = 0;
 			for (unsigned i = 0; i < sched_nplugins && !p; i++)

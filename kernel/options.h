@@ -25,6 +25,21 @@ enum selftest {
 	SELFTEST_PF_BSP,    /* a page fault on the boot CPU */
 };
 
+/* gdb=: each level includes the ones before it (kernel/gdbstub.h). */
+enum gdb_mode {
+	GDB_OFF,
+	GDB_ON,         /* the stub listens on COM2 */
+	GDB_PANIC,      /* and a panic stops in it */
+	GDB_WAIT,       /* and the boot waits for GDB */
+};
+
+/* dumpstate=: when the plugin's state is printed (kernel/dumpstate.h). */
+enum dumpstate_when {
+	DUMPSTATE_NEVER,
+	DUMPSTATE_SLOT,     /* after slot dumpstate_slot is decided */
+	DUMPSTATE_END,      /* after the run, with the quantum clock's */
+};
+
 struct kernel_options {
 	uint64_t quantum_us;
 	enum ticks_mode ticks;
@@ -37,6 +52,9 @@ struct kernel_options {
 	enum selftest selftest;
 	int e9;             /* echo the console to port 0xE9 (Bochs) */
 	int end_halt;       /* end=halt: stay on the last screen, no exit */
+	enum gdb_mode gdb;
+	enum dumpstate_when dumpstate;
+	uint64_t dumpstate_slot;
 	/* Scheduler parameters (gdq_T=40 ...), handed to the plugin. */
 	struct sched_param params[8];
 	unsigned nparams;

@@ -8,6 +8,7 @@
 #include "../arch/x86/power.h"
 #include "../drivers/apic/lapic.h"
 #include "console.h"
+#include "gdbstub.h"
 #include "ksyms.h"
 
 static volatile int stopping;
@@ -111,6 +112,7 @@ void panic_frame(const struct trap_frame *f)
 		(unsigned long long)f->cs, (unsigned long long)f->ss,
 		(unsigned long long)f->rflags, (unsigned long long)read_cr3());
 	stack_trace(f->rbp, f->rip);
+	gdbstub_panic(f);
 	finish("exception");
 }
 
@@ -127,11 +129,14 @@ void panic(const char *reason, const char *format, ...)
 	uint64_t rbp;
 	__asm__ volatile("movq %%rbp, %0" : "=r"(rbp));
 	stack_trace(rbp, (uint64_t)__builtin_return_address(0));
+	gdbstub_panic(0);
 	finish(reason);
 }
 
 static void on_nmi(struct trap_frame *f)
 {
+	if (gdbstub_nmi(f))
+		return;
 	if (!stopping)
 		panic_frame(f);     /* nobody asked for it: a hardware error */
 	if (rdmsr(MSR_GS_BASE))

@@ -6,6 +6,7 @@
 #include "../arch/x86/tsc.h"
 #include "../drivers/apic/lapic.h"
 #include "bootmem.h"
+#include "gdbstub.h"
 
 #define APIC_CALIBRATION_US 10000
 
@@ -152,6 +153,7 @@ static uint64_t want(uint64_t slot, uint64_t asked)
 static void on_timer(struct trap_frame *f)
 {
 	uint64_t now = rdtsc();
+	gdbstub_poll(f);
 	unsigned k = this_cpu()->cpu;
 	struct clock_cpu *c = &qclock.cpu[k];
 	uint64_t i = c->next;

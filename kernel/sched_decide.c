@@ -4,6 +4,7 @@
 #include "../arch/x86/cpu.h"
 #include "bootmem.h"
 #include "cpu_wait.h"
+#include "dumpstate.h"
 #include "spinlock.h"
 #include "trace.h"
 
@@ -126,6 +127,7 @@ static void boundary_ordered(unsigned cpu, uint64_t slot)
 		call(cpu, slot);
 		trace_emit(TRACE_SCHED_END, 0, rec_task(decide_answer(cpu, slot)),
 			   0, slot);
+		dumpstate_boundary(dc.d, cpu, slot);
 		spin_unlock(&dc.lock);
 	}
 	__atomic_store_n(&dc.ticket, mine + 1, __ATOMIC_RELEASE);
@@ -146,6 +148,7 @@ static void boundary_aligned(unsigned cpu, uint64_t slot)
 			for (unsigned c = 0; c < dc.m; c++)
 				if (call(c, t))
 					break;
+			dumpstate_boundary(dc.d, dc.m - 1, t);
 			__atomic_store_n(&dc.decided, t + 1, __ATOMIC_RELEASE);
 		}
 		trace_emit(TRACE_SCHED_END, 0,

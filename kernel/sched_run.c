@@ -15,6 +15,7 @@
 #include "clock_stats.h"
 #include "console.h"
 #include "cpu_wait.h"
+#include "dumpstate.h"
 #include "dispatch.h"
 #include "hourglass.h"
 #include "jobs.h"
@@ -48,6 +49,8 @@ static struct task_spec specs[MAX_TASKS];
 static struct taskset_event events[MAX_EVENTS];
 static struct taskset ts = { specs, 0, MAX_TASKS, events, 0, MAX_EVENTS };
 static struct sched_driver drv;
+/* For GDB (tools/gdb): the running plugin and its state. */
+const struct sched_driver *const sched_run_driver = &drv;
 static unsigned cpus;
 static unsigned next_event;      /* CPU 0: the kernel's own `at` cursor */
 
@@ -313,6 +316,7 @@ int sched_run(const struct sched_plugin *plugin, const char *file,
 		*reason = "sched";
 		return -1;
 	}
+	dumpstate_end(&drv);
 	run_report(plugin, drv.s, &ts, cpus);
 	return 0;
 }

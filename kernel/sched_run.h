@@ -11,7 +11,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../sched/sched.h"
+#include "../sched/driver.h"
+
+/* The driver of the run, for GDB's `rtk` commands (tools/gdb): its plugin
+ * is NULL until a run starts. */
+extern const struct sched_driver *const sched_run_driver;
 
 /*
  * Runs the plugin over the task-set text for slots quanta. Returns 0, or -1

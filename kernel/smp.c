@@ -252,8 +252,10 @@ unsigned smp_run_on_all(void (*fn)(void *), void *arg, uint64_t timeout_us)
 	__atomic_add_fetch(&work_generation, 1, __ATOMIC_SEQ_CST);
 	if (smp.online > 1)
 		lapic_send_ipi_others(VEC_SMP_WAKE);
-	uint64_t deadline = rdtsc() + tsc_from_us(timeout_us);
 	fn(arg);
+	/* From the end of this CPU's own call: a machine stopped in a
+	 * debugger meanwhile does not count against the others. */
+	uint64_t deadline = rdtsc() + tsc_from_us(timeout_us);
 	halt_until(all_done, 0, deadline);
 	return smp.online - 1 - work_done;
 }

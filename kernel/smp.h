@@ -32,10 +32,10 @@ void smp_boot_aps(void);
 
 /*
  * Runs fn(arg) on every online CPU (the BSP too); called on the BSP.
- * Returns 0 when all have finished, or how many had not after timeout_us.
- * APs wait for such calls halted after checking in; fn starts with
- * interrupts disabled. Once its own fn returns, the BSP waits halted, its
- * local APIC timer waking it to watch the timeout.
+ * Returns 0 when all have finished, or how many had not timeout_us after
+ * the BSP's own fn returned. APs wait for such calls halted after checking
+ * in; fn starts with interrupts disabled. Once its own fn returns, the BSP
+ * waits halted, its local APIC timer waking it to watch the timeout.
  */
 unsigned smp_run_on_all(void (*fn)(void *), void *arg, uint64_t timeout_us);
 

@@ -81,7 +81,14 @@ CMDLINE  ?=
 # (empty) boots into the self-measurement of the quantum clocks instead.
 SCHED    ?= spd2
 TASKS    ?= $(if $(SCHED),tasks/default.tasks)
-RUN_WORDS := $(strip $(if $(SCHED),sched=$(SCHED)) $(CMDLINE))
+# make debug: STUB=qemu (QEMU's own stub) or STUB=kernel (the kernel's, on
+# COM2: the boot then waits for GDB, gdb=wait).
+STUB     ?= qemu
+ifeq ($(filter qemu kernel,$(STUB)),)
+$(error STUB must be qemu or kernel, not '$(STUB)')
+endif
+RUN_WORDS := $(strip $(if $(SCHED),sched=$(SCHED)) $(CMDLINE) \
+		$(if $(and $(filter debug,$(MAKECMDGOALS)),$(filter kernel,$(STUB))),gdb=wait))
 
 RUN_ISO := $(if $(RUN_WORDS)$(TASKS),$(BUILD)/run.iso,$(ISO_FILE))
 RUN_ENV := SMP=$(SMP) MACHINE=$(MACHINE) ACCEL=$(ACCEL) FIRMWARE=$(FIRMWARE)
@@ -95,7 +102,7 @@ run: deps $(RUN_ISO)
 	@$(RUN_ENV) scripts/run-qemu.sh $(RUN_ISO)
 
 debug: deps $(RUN_ISO)
-	@$(RUN_ENV) scripts/debug.sh $(RUN_ISO) $(KERNEL_ELF)
+	@$(RUN_ENV) STUB=$(STUB) scripts/debug.sh $(RUN_ISO) $(KERNEL_ELF)
 
 bochs: deps $(RUN_ISO)
 	@SMP=$(SMP) scripts/run-bochs.sh $(RUN_ISO)

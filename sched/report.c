@@ -26,6 +26,16 @@ void sched_report_fraction(char *buf, unsigned size, uint64_t num, uint64_t den)
 		     (unsigned long long)frac);
 }
 
+void sched_report_line(sched_print_fn out, void *ctx, const char *format, ...)
+{
+	char buf[192];
+	va_list ap;
+	va_start(ap, format);
+	fmt_vsnprintf(buf, sizeof buf, format, ap);
+	va_end(ap);
+	out(ctx, buf);
+}
+
 void sched_report_slot(sched_print_fn out, void *ctx, const struct taskset *ts,
 		       uint64_t t, const int *choice, unsigned cpus)
 {

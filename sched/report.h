@@ -10,8 +10,6 @@
 #include "pfp/window.h"
 #include "sched.h"
 
-typedef void (*sched_print_fn)(void *ctx, const char *text);
-
 /* {"t": t, "cpus": ["T1", null, ...]} -- choice[k] is CPU k's task. */
 void sched_report_slot(sched_print_fn out, void *ctx, const struct taskset *ts,
 		       uint64_t t, const int *choice, unsigned cpus);
@@ -77,6 +75,11 @@ uint64_t sched_report_summary_us(
 	void *s, const struct taskset *ts, const struct sched_run_us *run,
 	const struct sched_measure *(*measure)(const void *mctx, unsigned task),
 	const void *mctx, unsigned *window_bad);
+
+/* One line of a plugin's dump() (sched.h), formatted; longer than 191
+ * bytes it is cut. */
+void sched_report_line(sched_print_fn out, void *ctx, const char *format, ...)
+	__attribute__((format(printf, 3, 4)));
 
 /* num/den with six decimals ("0.500000"), or an integer when exact. */
 void sched_report_fraction(char *buf, unsigned size, uint64_t num, uint64_t den);

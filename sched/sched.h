@@ -143,6 +143,9 @@ struct sched_server_stats {
 typedef void (*sched_put_fn)(void *ctx, const char *key, int64_t num,
 			     int64_t den);
 
+/* Text out, a piece at a time (the simulator's stdout, the console). */
+typedef void (*sched_print_fn)(void *ctx, const char *text);
+
 struct sched_plugin {
 	const char *name;
 	const char *description;
@@ -224,6 +227,13 @@ struct sched_plugin {
 	int (*background)(void *s, unsigned cpu);
 	void (*server_stats)(void *s, unsigned server,
 			     struct sched_server_stats *out);
+	/*
+	 * Optional: the plugin's state, one line per call of print, without
+	 * the newline (the kernel's dumpstate= word). GDB's `rtk` commands
+	 * (tools/gdb) print the same lines from memory and the tests compare
+	 * the two, so the format is theirs too: docs/debugging.md.
+	 */
+	void (*dump)(void *s, sched_print_fn print, void *ctx);
 };
 
 /* The plugins that exist, by name (sched/registry.c). */

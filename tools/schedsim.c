@@ -6,7 +6,7 @@
  *   schedsim --sched NAME --cpus M --slots T [--seed S]
  *            [--ticks aligned|staggered] [--param NAME=VALUE]...
  *            [--quantum-us Q] [--cxs-us C] [--summary-only] [--timing]
- *            FILE.tasks
+ *            [--dump-at SLOT] FILE.tasks
  *
  * An event-driven scheduler (pfp) runs for T quanta of Q microseconds on
  * the simulated machine of sched/evsim.h, C microseconds per context
@@ -18,6 +18,9 @@
  * alone (the driver and the plugin, without start-up, parsing, admission
  * or the summary) goes to stderr as
  * "schedsim: timing slots=T loop_ns=X ns_per_slot=Y".
+ *
+ * --dump-at SLOT: after slot SLOT's line, the plugin's state (its dump(),
+ * as the kernel's dumpstate= prints it) as `STATE ...` lines.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -52,7 +55,7 @@ static void usage(void)
 		"usage: schedsim --sched NAME --cpus M --slots T [--seed S]\n"
 		"                [--ticks aligned|staggered] [--param NAME=VALUE]...\n"
 		"                [--quantum-us Q] [--cxs-us C] [--summary-only]\n"
-		"                [--timing] FILE.tasks\n"
+		"                [--timing] [--dump-at SLOT] FILE.tasks\n"
 		"schedulers:");
 	for (unsigned i = 0; i < sched_nplugins; i++)
 		fprintf(stderr, " %s", sched_plugins[i]->name);
@@ -200,12 +203,19 @@ static int run_events(const char *file, const struct sched_plugin *plugin,
 	return 3;
 }
 
+static void print_state(void *ctx, const char *line)
+{
+	(void)ctx;
+	printf("STATE %s\n", line);
+}
+
 int main(int argc, char **argv)
 {
 	const char *sched_name = NULL, *file = NULL, *ticks = NULL;
 	uint64_t cpus = 0, slots = 0, seed = 1;
 	uint64_t quantum_us = SCHED_QUANTUM_US_DEFAULT, cxs_us = 0;
-	int have_slots = 0, summary_only = 0, timing = 0;
+	int have_slots = 0, summary_only = 0, timing = 0, dump = 0;
+	uint64_t dump_at = 0;
 	struct sched_param params[MAX_PARAMS];
 	unsigned nparams = 0;
 
@@ -231,6 +241,10 @@ int main(int argc, char **argv)
 			summary_only = 1;
 		else if (!strcmp(a, "--timing"))
 			timing = 1;
+		else if (!strcmp(a, "--dump-at") && has_val) {
+			dump_at = number_arg(a, argv[++i], 0, UINT32_MAX);
+			dump = 1;
+		}
 		else if (!strcmp(a, "--param") && has_val) {
 			char *kv = argv[++i];
 			char *eq = strchr(kv, '=');
@@ -329,6 +343,11 @@ int main(int argc, char **argv)
 			loop_ns += cpu_ns() - start;
 			sched_report_slot(print_text, NULL, &ts, t, choice,
 					  (unsigned)cpus);
+			start = cpu_ns();
+		}
+		if (dump && t == dump_at && plugin->dump) {
+			loop_ns += cpu_ns() - start;
+			plugin->dump(drv.s, print_state, NULL);
 			start = cpu_ns();
 		}
 	}

@@ -7,7 +7,8 @@
 #define MSR_APIC_BASE     0x01b       /* SDM vol. 3, 11.4.4 */
 #define MSR_TSC_DEADLINE  0x6e0       /* SDM vol. 3, 11.5.4.1 */
 #define MSR_EFER          0xc0000080  /* SDM vol. 3, 2.2.1 */
-#define MSR_GS_BASE       0xc0000101  /* SDM vol. 4, table 2-2 */
+#define MSR_FS_BASE       0xc0000100  /* SDM vol. 4, table 2-2 */
+#define MSR_GS_BASE       0xc0000101
 #define MSR_KERNEL_GS_BASE 0xc0000102
 
 #define RFLAGS_IF (1ull << 9)

@@ -1,7 +1,7 @@
 /*
- * arch/x86/percpu: one record per CPU, reached through GS base. GDB's `cpus`
- * command (tools/gdb/kernel.gdb) reads percpu[] and cpu_count: keep the
- * field names it uses.
+ * arch/x86/percpu: one record per CPU, reached through GS base. GDB's `rtk
+ * cpus` and `rtk clock` (tools/gdb/rtkgdb) read percpu[] and cpu_count:
+ * keep the field names they use.
  *
  * The boot CPU starts on a record of its own; once the CPUs are counted, the
  * kernel gives the table a record per CPU from memory sized for them and

@@ -1,9 +1,8 @@
-/* drivers/serial/uart: the 16550 UART on COM1, polled. */
+/* drivers/serial/uart: 16550 UARTs, polled. */
 #include "uart.h"
 
 #include "../../arch/x86/cpu.h"
 
-#define COM1 0x3f8
 /* Register offsets from the 16550 data sheet. */
 #define UART_DATA 0     /* THR (write), RBR (read); DLL when DLAB=1 */
 #define UART_IER  1     /* interrupt enable; DLM when DLAB=1 */
@@ -11,6 +10,7 @@
 #define UART_LCR  3     /* line control: bit 7 = DLAB */
 #define UART_MCR  4     /* modem control */
 #define UART_LSR  5     /* line status */
+#define LSR_DATA_READY 0x01
 #define LSR_THR_EMPTY 0x20
 #define LCR_8N1 0x03
 #define LCR_DLAB 0x80
@@ -22,17 +22,37 @@
 static int present;
 static int e9_echo;
 
+int uart_open(uint16_t base)
+{
+	outb(base + UART_IER, 0);
+	outb(base + UART_LCR, LCR_DLAB);
+	outb(base + UART_DATA, BAUD_DIVISOR & 0xff);
+	outb(base + UART_IER, BAUD_DIVISOR >> 8);
+	outb(base + UART_LCR, LCR_8N1);
+	outb(base + UART_FCR, 0xc7); /* enable and clear FIFOs, 14-byte level */
+	outb(base + UART_MCR, 0x03); /* DTR, RTS */
+	/* No UART answers 0xff on the line status register. */
+	return inb(base + UART_LSR) != 0xff ? 0 : -1;
+}
+
+void uart_put(uint16_t base, uint8_t c)
+{
+	for (int i = 0; i < THR_SPINS; i++)
+		if (inb(base + UART_LSR) & LSR_THR_EMPTY)
+			break;
+	outb(base + UART_DATA, c);
+}
+
+int uart_get(uint16_t base)
+{
+	if (!(inb(base + UART_LSR) & LSR_DATA_READY))
+		return -1;
+	return inb(base + UART_DATA);
+}
+
 void uart_init(void)
 {
-	outb(COM1 + UART_IER, 0);
-	outb(COM1 + UART_LCR, LCR_DLAB);
-	outb(COM1 + UART_DATA, BAUD_DIVISOR & 0xff);
-	outb(COM1 + UART_IER, BAUD_DIVISOR >> 8);
-	outb(COM1 + UART_LCR, LCR_8N1);
-	outb(COM1 + UART_FCR, 0xc7); /* enable and clear FIFOs, 14-byte level */
-	outb(COM1 + UART_MCR, 0x03); /* DTR, RTS */
-	/* No UART answers 0xff on the line status register. */
-	present = inb(COM1 + UART_LSR) != 0xff;
+	present = uart_open(UART_COM1) == 0;
 }
 
 void uart_set_e9_echo(int on)
@@ -44,12 +64,8 @@ static void put_byte(char c)
 {
 	if (e9_echo)
 		outb(DEBUG_PORT_E9, (uint8_t)c);
-	if (!present)
-		return;
-	for (int i = 0; i < THR_SPINS; i++)
-		if (inb(COM1 + UART_LSR) & LSR_THR_EMPTY)
-			break;
-	outb(COM1 + UART_DATA, (uint8_t)c);
+	if (present)
+		uart_put(UART_COM1, (uint8_t)c);
 }
 
 void uart_write(const char *s, size_t n)

@@ -4,6 +4,8 @@
 #include <stddef.h>
 
 #include "../../lib/fmt.h"
+#include "../report.h"
+#include "cpumask.h"
 #include "jobs.h"
 #include "rq.h"
 
@@ -346,6 +348,49 @@ void edf_summary(struct edf *s, sched_put_fn put, void *ctx)
 	}
 	put(ctx, "reschedules", (int64_t)s->reschedules, 1);
 	put(ctx, "dropped_jobs", (int64_t)s->dropped, 1);
+}
+
+static void dump_mask(sched_print_fn print, void *ctx, const char *label,
+		      const uint64_t *mask, unsigned cpus)
+{
+	for (unsigned k = 0; k < cpus; k++)
+		if (cpumask_test(mask, k))
+			sched_report_line(print, ctx, "edf %s %u", label, k);
+}
+
+void edf_dump(const struct edf *s, sched_print_fn print, void *ctx)
+{
+	const struct edf_push *p = &s->push;
+	/* Partitioned EDF pushes nothing and has no push structure. */
+	if (s->global)
+		sched_report_line(print, ctx, "edf global=1 now=%llu push=%s",
+				  (unsigned long long)s->now,
+				  edf_push_mode_name(p->mode));
+	else
+		sched_report_line(print, ctx, "edf global=0 now=%llu",
+				  (unsigned long long)s->now);
+	for (unsigned k = 0; k < s->cpus; k++)
+		for (unsigned i = 0; i < s->rq[k].n; i++) {
+			unsigned t = s->rq[k].heap[i];
+			sched_report_line(print, ctx, "edf rq %u %s dl=%llu", k,
+					  s->ts->task[t].name,
+					  (unsigned long long)(s->jobs.key[t] >>
+							       EDF_TASK_BITS));
+		}
+	if (s->global && p->mode == EDF_PUSH_HEAP) {
+		for (unsigned i = 0; i < p->heap.size; i++) {
+			const struct cpudl_item *e = &p->heap.elements[i];
+			sched_report_line(print, ctx, "edf cpudl %u cpu=%u %s "
+					  "dl=%llu", i, e->cpu,
+					  s->ts->task[e->key &
+						      (EDF_MAX_TASKS - 1)].name,
+					  (unsigned long long)(e->key >>
+							       EDF_TASK_BITS));
+		}
+		dump_mask(print, ctx, "free", p->heap.free_cpus, s->cpus);
+	} else if (s->global && p->mode == EDF_PUSH_FMASK) {
+		dump_mask(print, ctx, "fmask", p->fmask, s->cpus);
+	}
 }
 
 void edf_set_clock(struct edf *s, uint64_t (*clock)(void))

@@ -94,6 +94,10 @@ void edf_stats(struct edf *s, unsigned task, struct sched_task_stats *out);
 /* Summary keys: pushes and pulls (G-EDF), reschedules (requests sent
  * through env->resched), dropped_jobs (by a wake after the deadline). */
 void edf_summary(struct edf *s, sched_put_fn put, void *ctx);
+/* The plugins' dump(): each CPU's queue in heap order (the head runs) and,
+ * for global EDF, the CPU deadline heap and its free mask or the free-CPU
+ * mask (format in docs/debugging.md). */
+void edf_dump(const struct edf *s, sched_print_fn print, void *ctx);
 
 
 /*

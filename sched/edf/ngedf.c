@@ -27,12 +27,14 @@
  * which NG-EDF's tardiness is bounded (Sec. 4.2).
  */
 #include "../../lib/fmt.h"
+#include "../report.h"
 #include "jobs.h"
 #include "plugin.h"
 #include "rq.h"
 
 struct ngedf {
 	unsigned cpus;
+	const struct taskset *ts;  /* for the names in dump() */
 	struct sched_env env;
 	struct edf_jobs jobs;
 	int *pos;                  /* per task: place in the ready queue */
@@ -112,6 +114,32 @@ static void stats(void *p, unsigned task, struct sched_task_stats *out)
 	out->tardiness_den = 1;
 }
 
+/* What each CPU runs, then the ready queue in heap-array order (its head is
+ * the next job a free CPU takes), deadlines absolute (docs/debugging.md). */
+static void dump(void *p, sched_print_fn print, void *ctx)
+{
+	const struct ngedf *s = p;
+	sched_report_line(print, ctx, "edf ngedf now=%llu",
+			  (unsigned long long)s->now);
+	for (unsigned k = 0; k < s->cpus; k++) {
+		int i = s->running[k];
+		if (i == SCHED_IDLE)
+			sched_report_line(print, ctx, "edf cpu %u -", k);
+		else
+			sched_report_line(print, ctx, "edf cpu %u %s dl=%llu", k,
+					  s->ts->task[i].name,
+					  (unsigned long long)
+					  s->jobs.task[i].deadline);
+	}
+	for (unsigned j = 0; j < s->ready.n; j++) {
+		unsigned i = s->ready.heap[j];
+		sched_report_line(print, ctx, "edf ready %s dl=%llu",
+				  s->ts->task[i].name,
+				  (unsigned long long)(s->jobs.key[i] >>
+						       EDF_TASK_BITS));
+	}
+}
+
 static void *create(const struct sched_config *cfg,
 		    const struct sched_env *env, struct sched_error *err)
 {
@@ -128,6 +156,7 @@ static void *create(const struct sched_config *cfg,
 	unsigned n = ts->ntasks ? ts->ntasks : 1;
 	struct ngedf *s = env->alloc(env->ctx, sizeof *s);
 	s->cpus = cfg->cpus;
+	s->ts = ts;
 	s->env = *env;
 	edf_jobs_init(&s->jobs, ts, env);
 	s->pos = env->alloc(env->ctx, n * sizeof *s->pos);
@@ -148,4 +177,5 @@ const struct sched_plugin ngedf = {
 	.schedule = schedule,
 	.complete = complete,
 	.stats = stats,
+	.dump = dump,
 };

@@ -148,6 +148,11 @@ static void summary(void *s, sched_put_fn put, void *ctx)
 	edf_summary(s, put, ctx);
 }
 
+static void dump(void *s, sched_print_fn print, void *ctx)
+{
+	edf_dump(s, print, ctx);
+}
+
 struct edf *edf_plugin_engine(void *plugin_state)
 {
 	return plugin_state;
@@ -159,7 +164,7 @@ static const char *const edf_params[] = { "edf_cpudl", 0 };
 #define EDF_PLUGIN_OPS                                                        \
 	.schedule = schedule, .join = join, .leave = leave, .block = block,  \
 	.wake = wake, .complete = complete, .stats = stats,                  \
-	.summary = summary, .params = edf_params
+	.summary = summary, .dump = dump, .params = edf_params
 
 const struct sched_plugin gedf = {
 	.name = "gedf",

@@ -20,6 +20,7 @@
 #include "../../lib/fmt.h"
 #include "../../lib/intmath.h"
 #include "../../lib/sort.h"
+#include "../report.h"
 
 #define GDQ_ORDERS 32   /* weights are below 2^31 */
 #define GDQ_EP_SHIFT 16 /* e/p tasks: weight round(e * 2^16 / p), FORMATS 1 */
@@ -597,6 +598,78 @@ static void gdq_summary(void *st, sched_put_fn put, void *ctx)
 	}
 }
 
+/* "a/b" reduced, "a" when b divides a. */
+static void ratio(char *buf, unsigned size, uint64_t num, uint64_t den)
+{
+	uint64_t g = gcd_u64(num, den);
+	if (g > 1) {
+		num /= g;
+		den /= g;
+	}
+	if (den == 1)
+		fmt_snprintf(buf, size, "%llu", (unsigned long long)num);
+	else
+		fmt_snprintf(buf, size, "%llu/%llu", (unsigned long long)num,
+			     (unsigned long long)den);
+}
+
+/* Groups with queues, their queues with the processes in round-robin
+ * order from C(Q), and the processors (format in docs/debugging.md). */
+static void gdq_dump(void *p, sched_print_fn print, void *ctx)
+{
+	const struct gdq *s = p;
+	char a[48];
+	sched_report_line(print, ctx, "gdq P=%u T=%llu delta=%llu phi_total=%llu",
+			  s->P, (unsigned long long)s->T,
+			  (unsigned long long)s->delta,
+			  (unsigned long long)s->phi_total);
+	for (unsigned k = 0; k < GDQ_ORDERS; k++) {
+		const struct gdq_group *g = &s->grp[k];
+		const struct gdq_mfq_client *c = &s->cli[k];
+		if (!g->nq)
+			continue;
+		/* VFT = m / (hatw / P) (mfq.h). */
+		if (c->hatw)
+			ratio(a, sizeof a, c->m * s->P, c->hatw);
+		else
+			fmt_snprintf(a, sizeof a, "none");
+		sched_report_line(print, ctx, "gdq group %u queues=%u alloc=%u "
+				  "ceil=%u ready=%d vft=%s", k, g->nq, c->alloc,
+				  c->ceil, c->ready, a);
+		for (unsigned i = 0; i < g->nq; i++) {
+			const struct gdq_queue *q = &g->q[i];
+			char cpu[12] = "-";
+			if (q->cpu >= 0)
+				fmt_snprintf(cpu, sizeof cpu, "%d", q->cpu);
+			sched_report_line(print, ctx, "gdq queue %u.%u cpu=%s "
+					  "nv=%llu weight=%llu n=%u", k, i, cpu,
+					  (unsigned long long)q->nv,
+					  (unsigned long long)q->weight, q->n);
+			const struct gdq_proc *x = q->cur;
+			for (unsigned j = 0; j < q->n; j++, x = x->next) {
+				ratio(a, sizeof a, x->nvn, x->phi);
+				sched_report_line(print, ctx, "gdq proc %u.%u %s "
+						  "phi=%llu nvt=%s", k, i,
+						  s->ts->task[x - s->proc].name,
+						  (unsigned long long)x->phi, a);
+			}
+		}
+	}
+	for (unsigned j = 0; j < s->P; j++) {
+		char grp[12] = "-", q[24] = "-";
+		int k = s->cpu_group[j];
+		if (k >= 0)
+			fmt_snprintf(grp, sizeof grp, "%d", k);
+		if (k >= 0 && s->cpu_q[j])
+			fmt_snprintf(q, sizeof q, "%d.%u", k,
+				     (unsigned)(s->cpu_q[j] - s->grp[k].q));
+		sched_report_line(print, ctx, "gdq cpu %u group=%s queue=%s "
+				  "dedicated=%d next_mfq=%llu", j, grp, q,
+				  s->dedicated[j],
+				  (unsigned long long)s->next_mfq[j]);
+	}
+}
+
 static const char *const gdq_params[] = { "gdq_T", "gdq_delta", "gdq_err",
 					  0 };
 
@@ -612,4 +685,5 @@ const struct sched_plugin gdq_plugin = {
 	.wake = gdq_wake,
 	.stats = gdq_stats,
 	.summary = gdq_summary,
+	.dump = gdq_dump,
 };

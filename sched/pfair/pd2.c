@@ -2,6 +2,7 @@
 #include "pd2.h"
 
 #include "pfair.h"
+#include "../report.h"
 
 struct pd2 {
 	struct pfair pf;          /* first: the plugin state is a struct pfair */
@@ -81,11 +82,25 @@ static int pd2_schedule(void *p, unsigned cpu, uint64_t t)
 	return s->decided == (int64_t)t ? s->assign[cpu] : SCHED_IDLE;
 }
 
+static void pd2_dump(void *p, sched_print_fn print, void *ctx)
+{
+	const struct pd2 *s = p;
+	const struct pfair *pf = &s->pf;
+	sched_report_line(print, ctx, "pfair pd2 decided=%lld horizon=%llu",
+			  (long long)s->decided, (unsigned long long)pf->q.h);
+	for (unsigned k = 0; k < pf->m; k++)
+		sched_report_line(print, ctx, "pfair cpu %u %s", k,
+				  s->assign[k] == SCHED_IDLE ? "-" :
+				  pf->ts->task[s->assign[k]].name);
+	pfair_dump(pf, print, ctx);
+}
+
 const struct sched_plugin pd2 = {
 	.name = "pd2",
 	.description = "PD2, aligned quanta, master/slave (one call decides "
 		       "all CPUs)",
 	.create = pd2_create,
 	.schedule = pd2_schedule,
+	.dump = pd2_dump,
 	PFAIR_PLUGIN_EVENTS,
 };

@@ -3,6 +3,7 @@
 
 #include "../../lib/fmt.h"
 #include "../../lib/intmath.h"
+#include "../report.h"
 
 static uint64_t effective(const struct pfair *pf, uint64_t tau)
 {
@@ -315,4 +316,95 @@ void pfair_summary(void *s, sched_put_fn put, void *ctx)
 	put(ctx, "max_abs_lag", (int64_t)lag, (int64_t)lag_den);
 	put(ctx, "joins", (int64_t)pf->joins, 1);
 	put(ctx, "deferred_joins", (int64_t)pf->deferred_joins, 1);
+}
+
+/* ---------------------------------------------------------------- dump */
+
+/*
+ * The members are printed highest priority first by choosing, each time,
+ * the highest one below the last printed (pfair_higher is a strict total
+ * order): O(n^2) for a set, no memory, which a dump can afford.
+ */
+void pfair_dump_set(const struct pfair *pf, const char *label,
+		    pfair_member_fn member, const void *arg,
+		    sched_print_fn print, void *ctx)
+{
+	const struct pfair_task *prev = NULL;
+	for (;;) {
+		const struct pfair_task *best = NULL;
+		for (unsigned i = 0; i < pf->n; i++) {
+			const struct pfair_task *t = &pf->task[i];
+			if (!member(t, arg) || (prev && !pfair_higher(prev, t)))
+				continue;
+			if (!best || pfair_higher(t, best))
+				best = t;
+		}
+		if (!best)
+			return;
+		sched_report_line(print, ctx, "pfair %s %s", label,
+				  pf->ts->task[best->id].name);
+		prev = best;
+	}
+}
+
+/* Where the queue keeps a task: Eligible holds every queued task with
+ * elig <= h, except one still in the far heap (pfair_queue.h). */
+static bool eligible(const struct pfair_task *t, const void *arg)
+{
+	const struct pfair_queue *q = arg;
+	return t->queued && !t->far && t->elig <= q->h;
+}
+
+struct incoming_at {
+	const struct pfair_queue *q;
+	uint64_t slot;
+};
+
+static bool incoming_at(const struct pfair_task *t, const void *arg)
+{
+	const struct incoming_at *in = arg;
+	return t->queued && !eligible(t, in->q) && t->elig == in->slot;
+}
+
+void pfair_dump(const struct pfair *pf, sched_print_fn print, void *ctx)
+{
+	static const char *const state_names[] = {
+		[PFAIR_ACTIVE] = "active", [PFAIR_BLOCKED] = "blocked",
+		[PFAIR_LEAVING] = "leaving", [PFAIR_GONE] = "gone",
+	};
+	pfair_dump_set(pf, "Eligible", eligible, &pf->q, print, ctx);
+	/* Incoming[x] for each slot x that has tasks waiting, in order. */
+	struct incoming_at in = { &pf->q, 0 };
+	for (bool first = true;; first = false) {
+		bool found = false;
+		uint64_t next = 0;
+		for (unsigned i = 0; i < pf->n; i++) {
+			const struct pfair_task *t = &pf->task[i];
+			if (!t->queued || eligible(t, &pf->q) ||
+			    (!first && t->elig <= in.slot) ||
+			    (found && t->elig >= next))
+				continue;
+			next = t->elig;
+			found = true;
+		}
+		if (!found)
+			break;
+		in.slot = next;
+		char label[32];
+		fmt_snprintf(label, sizeof label, "Incoming %llu",
+			     (unsigned long long)next);
+		pfair_dump_set(pf, label, incoming_at, &in, print, ctx);
+	}
+	for (unsigned i = 0; i < pf->n; i++) {
+		const struct pfair_task *t = &pf->task[i];
+		sched_report_line(print, ctx, "pfair task %s state=%s job=%llu "
+				  "k=%u release=%llu deadline=%llu b=%d gd=%llu "
+				  "elig=%llu", pf->ts->task[i].name,
+				  state_names[t->state],
+				  (unsigned long long)t->job, t->k,
+				  (unsigned long long)t->release,
+				  (unsigned long long)t->deadline, t->b,
+				  (unsigned long long)t->group_deadline,
+				  (unsigned long long)t->elig);
+	}
 }

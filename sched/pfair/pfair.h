@@ -93,6 +93,17 @@ void pfair_ran(struct pfair *pf, struct pfair_task *t, uint64_t slot,
 void pfair_charge(struct pfair *pf, struct pfair_task *t, uint64_t slot,
 		  unsigned cpu, bool ran);
 
+/*
+ * For the plugins' dump() (format in docs/debugging.md): "pfair LABEL NAME"
+ * for each task member() holds for, highest PD2 priority first.
+ */
+typedef bool (*pfair_member_fn)(const struct pfair_task *t, const void *arg);
+void pfair_dump_set(const struct pfair *pf, const char *label,
+		    pfair_member_fn member, const void *arg,
+		    sched_print_fn print, void *ctx);
+/* Eligible, Incoming by slot, and every task's current subtask. */
+void pfair_dump(const struct pfair *pf, sched_print_fn print, void *ctx);
+
 /* struct sched_plugin members, for both plugins. */
 int pfair_join(void *s, unsigned task, uint64_t t, struct sched_error *err);
 void pfair_leave(void *s, unsigned task, uint64_t t);

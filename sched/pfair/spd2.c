@@ -1,6 +1,7 @@
 /* sched/pfair/spd2: staggered Pfair, Figs. 5 and 7. */
 #include "spd2.h"
 
+#include "../report.h"
 #include "pfair.h"
 #include "pfair_selq.h"
 
@@ -238,6 +239,41 @@ uint64_t spd2_incoming_slot(void *p, unsigned task)
 }
 #endif
 
+/* Fig. 5's heaps by the O(1) membership test of Sec. 3.1, not by walking
+ * them: GDB's `rtk pfair` walks them, and the tests compare the two. */
+struct spd2_heap {
+	const struct spd2 *s;
+	bool next, resched;
+};
+
+static bool in_heap(const struct pfair_task *x, const void *arg)
+{
+	const struct spd2_heap *h = arg;
+	return (h->next ? in_next(h->s, x) : in_now(h->s, x)) &&
+	       x->resched == h->resched;
+}
+
+static void spd2_dump(void *p, sched_print_fn print, void *ctx)
+{
+	const struct spd2 *s = p;
+	const struct pfair *pf = &s->pf;
+	static const char *const names[] = {
+		"SchedNow", "ReschedNow", "SchedNext", "ReschedNext",
+	};
+	sched_report_line(print, ctx, "pfair spd2 t=%lld sched_count=%u "
+			  "horizon=%llu", (long long)s->t, s->sched_count,
+			  (unsigned long long)pf->q.h);
+	for (unsigned i = 0; i < 4; i++) {
+		struct spd2_heap h = { s, i >= 2, i & 1 };
+		pfair_dump_set(pf, names[i], in_heap, &h, print, ctx);
+	}
+	for (unsigned k = 0; k < pf->m; k++)
+		sched_report_line(print, ctx, "pfair cpu %u %s", k,
+				  s->running[k] ?
+				  pf->ts->task[s->running[k]->id].name : "-");
+	pfair_dump(pf, print, ctx);
+}
+
 const struct sched_plugin spd2 = {
 	.name = "spd2",
 	.description = "staggered Pfair: distributed PD2, each CPU schedules "
@@ -246,5 +282,6 @@ const struct sched_plugin spd2 = {
 	.ordered = 1,
 	.create = spd2_create,
 	.schedule = spd2_schedule,
+	.dump = spd2_dump,
 	PFAIR_PLUGIN_EVENTS,
 };

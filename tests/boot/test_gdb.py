@@ -1,36 +1,14 @@
 """GDB in batch mode against a halted QEMU: break at the AP entry, continue
-until two APs have arrived, and check the project's `cpus` command."""
+until two APs have arrived, and check the project's `rtk cpus` command."""
 import re
-import socket
-import subprocess
 
-from harness import DEBUG_EXIT, ROOT
-
-KERNEL_ELF = ROOT / "build" / "kernel" / "kernel.elf"
-GDB_SCRIPT = ROOT / "tools" / "gdb" / "kernel.gdb"
+from gdbrun import Machine, gdb_batch
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def test_gdb_breaks_at_ap_entry_and_lists_cpus(iso, tmp_path):
-    port = free_port()
-    qemu = subprocess.Popen(
-        ["qemu-system-x86_64", "-machine", "pc", "-smp", "3", "-m", "256M",
-         "-display", "none", "-no-reboot", "-monitor", "none",
-         "-serial", f"file:{tmp_path / 'serial.log'}", "-cdrom", str(iso),
-         *DEBUG_EXIT, "-S", "-gdb", f"tcp:127.0.0.1:{port}"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+def test_gdb_breaks_at_ap_entry_and_lists_cpus(iso):
+    m = Machine(iso, "qemu", smp=3)
     try:
-        commands = tmp_path / "commands.gdb"
-        commands.write_text(f"""\
-set pagination off
-set confirm off
-source {GDB_SCRIPT}
-target remote 127.0.0.1:{port}
+        out, err = gdb_batch(m.port, """
 hbreak smp_ap_main
 python
 # QEMU's stub may report a vCPU's stop at the breakpoint again after the
@@ -45,19 +23,13 @@ for _ in range(12):
     if len(seen) == 2:
         break
 end
-cpus
+rtk cpus
 kill
-""")
-        gdb = subprocess.run(
-            ["gdb", "-nx", "-batch", "-ex", "set architecture i386:x86-64",
-             "-ex", f"file {KERNEL_ELF}", "-x", str(commands)],
-            capture_output=True, text=True, timeout=300)
+""", timeout=300)
     finally:
-        qemu.kill()
-        qemu.wait()
-    out = gdb.stdout
+        m.kill()
     arrived = re.findall(r"^ARRIVED cpu=(\d+)$", out, re.M)
-    assert sorted(arrived) == ["1", "2"], out + gdb.stderr
+    assert sorted(arrived) == ["1", "2"], out + err
     assert out.count("smp_ap_main") >= 2, out
     rows = re.findall(r"^cpu (\d+) apic=(\d+) state=(\w+) quantum=(\d+) "
                       r"missed=(\d+)$", out, re.M)

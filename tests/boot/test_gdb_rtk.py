@@ -1,0 +1,120 @@
+"""GDB's `rtk` commands (tools/gdb/rtkgdb) against what the kernel prints at
+the same point, through QEMU's stub and through the kernel's own (gdb=wait,
+COM2): with dumpstate=, the kernel prints the plugin's state
+(STATE lines) from dumpstate_print; GDB stops there, runs the command, and
+the kernel then prints. The commands walk the plugin's heaps and queues in
+memory, the kernel's dump finds the same sets its own way (flags, array
+order), so equal output says the commands read the structures right."""
+import pytest
+
+from gdbrun import Machine, between, gdb_batch
+
+PFAIR_SET = """\
+task A e=1 p=2
+task B e=2 p=3
+task C e=3 p=5
+task D e=1 p=4
+task E e=2 p=7
+task F e=3 p=8 phase=20
+task G e=1 p=3
+task H e=2 p=9
+task I e=2 p=5
+task J e=1 p=5
+"""
+GDQ_SET = """\
+task W1 weight=1
+task W2 weight=2
+task W3 weight=3
+task W5 weight=5
+task W8 weight=8
+task W13 weight=13
+task W21 weight=21
+task W34 weight=34 phase=30
+"""
+# U = 3.95 on 4 CPUs, so that queues hold jobs behind their heads.
+EDF_SET = """\
+task E1 e=1 p=2
+task E2 e=2 p=5 d=4
+task E3 e=3 p=7
+task E4 e=1 p=3 d=2
+task E5 e=2 p=9
+task E6 e=4 p=10 d=8
+task E7 e=1 p=6
+task E8 e=3 p=4
+task E9 e=2 p=6
+task E10 e=5 p=12
+"""
+# Utilisation 1 on each of 4 CPUs under first-fit decreasing.
+PEDF_SET = """\
+task P1 e=1 p=2
+task P2 e=1 p=2
+task P3 e=2 p=5
+task P4 e=3 p=5
+task P5 e=1 p=4
+task P6 e=3 p=4
+task P7 e=1 p=3
+task P8 e=2 p=3
+"""
+
+CASES = [
+    # stub, scheduler, extra words, task set, dump point, rtk commands
+    ("qemu", "spd2", "", PFAIR_SET, "9", ["pfair"]),
+    ("qemu", "pd2", "", PFAIR_SET, "end", ["pfair", "clock"]),
+    ("qemu", "gdq", "gdq_T=6", GDQ_SET, "12", ["gdq"]),
+    ("qemu", "gedf", "edf_cpudl=1", EDF_SET, "end", ["edf", "clock"]),
+    ("qemu", "gedf", "", EDF_SET, "7", ["edf"]),
+    ("qemu", "ngedf", "", EDF_SET, "9", ["edf"]),
+    ("kernel", "spd2", "", PFAIR_SET, "end", ["pfair", "clock"]),
+    ("kernel", "pd2", "", PFAIR_SET, "14", ["pfair"]),
+    ("kernel", "gdq", "gdq_T=6", GDQ_SET, "end", ["gdq", "clock"]),
+    ("kernel", "gedf", "", EDF_SET, "11", ["edf"]),
+    ("kernel", "pedf", "", PEDF_SET, "5", ["edf"]),
+]
+# Lines each command's output must have ("command plugin" where a plugin
+# shows other ones), so that the comparison is not one of empty sets.
+EXPECTED = {
+    "pfair": ["pfair cpu ", "pfair Incoming ", "pfair task "],
+    "gdq": ["gdq group ", "gdq queue ", "gdq proc ", "gdq cpu "],
+    "edf": ["edf rq "],
+    "clock": ["clock cpu 3 "],
+    "edf ngedf": ["edf cpu ", "edf ready "],
+}
+
+
+@pytest.mark.parametrize("stub,sched,words,tasks,when,commands", CASES,
+                         ids=["-".join(c[:2] + (c[4],)) for c in CASES])
+def test_rtk_matches_the_kernels_dump(iso_with, tmp_path, stub, sched,
+                                      words, tasks, when, commands):
+    f = tmp_path / "set.tasks"
+    f.write_text(tasks)
+    gdb_word = " gdb=wait" if stub == "kernel" else ""
+    iso = iso_with(f"sched={sched} slots=30 dumpstate={when} {words}"
+                   f"{gdb_word}", tasks=f)
+    m = Machine(iso, stub)
+    try:
+        if stub == "kernel":
+            m.wait_for(r"^gdb: waiting for GDB on COM2")
+        script = "break dumpstate_print\ncontinue\n"
+        for c in commands:
+            script += f"echo RTK-BEGIN\\n\nrtk {c}\necho RTK-END\\n\n"
+        out, err = gdb_batch(m.port, script + "delete\ncontinue\n")
+        boot = m.finish()
+    finally:
+        m.kill()
+    assert boot.passed, boot.tail() + out + err
+    label = "end" if when == "end" else f"slot {when}"
+    printed = [l.strip()[len("STATE "):] for l in between(
+        boot.serial.replace("\r", ""), f"STATE begin {label}", "STATE end")]
+    shown = []
+    for c in commands:
+        shown += between(out[out.index("RTK-BEGIN"):], "RTK-BEGIN",
+                         "RTK-END")
+        out = out[out.index("RTK-END") + 1:]
+    assert shown == printed, "\n".join(["GDB:"] + shown + ["kernel:"] +
+                                       printed) + err
+    for c in commands:
+        for prefix in EXPECTED.get(f"{c} {sched}", EXPECTED[c]):
+            assert any(l.startswith(prefix) for l in printed), (prefix,
+                                                                printed)
+    if "edf" in commands and "push=heap" in printed[0]:
+        assert any(l.startswith("edf cpudl ") for l in printed), printed

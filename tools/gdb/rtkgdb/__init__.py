@@ -1,0 +1,14 @@
+"""rtk's GDB commands. Each module adds subcommands of `rtk` with the
+@subcommand decorator of rtkgdb.base; a new one (e.g. `rtk tasks`) is a new
+module listed in MODULES."""
+import importlib
+
+from . import base
+
+MODULES = ("cpus", "pfair", "gdq", "edf", "clock")
+
+
+def register():
+    for name in MODULES:
+        importlib.import_module("." + name, __name__)
+    base.register_all()
