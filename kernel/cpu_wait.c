@@ -17,11 +17,14 @@ void cpu_wait_setup(uint64_t spin_cycles)
 void cpu_wait_until(int (*done)(void *arg), void *arg)
 {
 	irq_disable();
-	if (done(arg))
-		return;
 	unsigned cpu = this_cpu()->cpu;
 	uint64_t spin_until = rdtsc() + spin;
-	while (!done(arg)) {
+	/* done() is called until it first returns true and never after: it
+	 * may take what it tests for (a lock), and a second call would see
+	 * it taken. */
+	for (;;) {
+		if (done(arg))
+			return;
 		if (rdtsc() < spin_until) {
 			cpu_relax();
 			continue;
@@ -30,10 +33,13 @@ void cpu_wait_until(int (*done)(void *arg), void *arg)
 		 * either the waker sees parked or we see its change. */
 		parked[cpu] = 1;
 		__atomic_thread_fence(__ATOMIC_SEQ_CST);
-		if (!done(arg))
+		int ready = done(arg);
+		if (!ready)
 			cpu_wait_for_interrupt();  /* sti; hlt: no lost IPI */
 		irq_disable();
 		parked[cpu] = 0;
+		if (ready)
+			return;
 	}
 }
 

@@ -19,10 +19,12 @@
 void cpu_wait_setup(uint64_t spin_cycles);
 
 /*
- * Returns when done(arg) is true, with interrupts disabled (as they are in
- * the interrupt handlers that wait). Interrupts are enabled only while
- * halted, so a waiting CPU can be woken from inside a timer handler: the
- * wake-up IPI's priority class outranks the timer's (arch/x86/trap.h).
+ * Returns when done(arg) is true, with interrupts disabled as they are in
+ * the handlers that wait. done is not called again once it said true, so
+ * it may take what it tests for, as a lock's try does. Interrupts are
+ * enabled only while halted, so a waiting CPU can be woken from inside a
+ * timer handler: the wake-up IPI's priority class outranks the timer's
+ * (arch/x86/trap.h).
  */
 void cpu_wait_until(int (*done)(void *arg), void *arg);
 
