@@ -42,7 +42,9 @@ MSR_GS_BASE     equ 0xc0000101
 ; SWAPGS). An entry from ring 3 swaps, and so does its return. NMI, #DB,
 ; #DF and #MC may also arrive in ring 0 before the SYSCALL entry has
 ; swapped (arch/x86/syscall.asm), so for them the GS base itself decides:
-; the kernel's is a higher-half address.
+; the kernel's is a per-CPU record, never 0, and a task's is always 0 (no
+; task can set it: CR4.FSGSBASE stays clear, the MSRs are privileged, and a
+; segment load gives the descriptor's base, 0).
 isr_common:
 	push rax
 	push rbx
@@ -77,8 +79,8 @@ isr_common:
 .paranoid:
 	mov ecx, MSR_GS_BASE
 	rdmsr
-	test edx, edx
-	js .dispatch                        ; bit 63 set: the kernel's already
+	or eax, edx
+	jnz .dispatch                       ; not 0: the kernel's already
 	swapgs
 	mov r12d, 1
 .dispatch:

@@ -13,6 +13,9 @@ void percpu_setup(struct percpu *p)
 {
 	p->self = p;
 	wrmsr(MSR_GS_BASE, (uint64_t)p);
+	/* What a task's GS base is once SWAPGS enters ring 3: always 0, which
+	 * is how arch/x86/isr.asm tells the two apart. */
+	wrmsr(MSR_KERNEL_GS_BASE, 0);
 	desc_load_cpu(&p->gdt, &p->tss, p->ist_stacks, IST_STACK_SIZE);
 }
 

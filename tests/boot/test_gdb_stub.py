@@ -103,7 +103,7 @@ continue
     frames = re.findall(r"^#(\d) .*? in (\w+) |^#(\d)  (\w+) ", out, re.M)
     names = [f[1] or f[3] for f in frames]
     assert names[:5] == ["spd2_schedule", "choose", "sched_driver_boundary",
-                         "on_boundary", "on_boundary"], text
+                         "call", "boundary_ordered"], text
     step = re.search(r"^NEXT (\d+) -> (\d+)$", out, re.M)
     assert step and int(step.group(2)) > int(step.group(1)), text
     pcs = re.search(r"^STEPI (0x\w+) -> (0x\w+)$", out, re.M)
