@@ -151,6 +151,30 @@ int sched_driver_boundary(struct sched_driver *d, unsigned cpu, uint64_t t)
 	return rechoose(d, t);
 }
 
+int sched_driver_at_events(const struct sched_driver *d)
+{
+	return d->plugin->next_event != 0;
+}
+
+uint64_t sched_driver_next_event(const struct sched_driver *d, uint64_t t)
+{
+	if (!d->plugin->next_event)
+		return t + 1;
+	uint64_t next = d->plugin->next_event(d->s, t);
+	if (d->next_event < d->ts->nevents &&
+	    d->ts->event[d->next_event].t < next)
+		next = d->ts->event[d->next_event].t;
+	return next > t ? next : t + 1;
+}
+
+int sched_driver_finish(struct sched_driver *d, uint64_t t)
+{
+	for (unsigned k = 0; k < d->cpus; k++)
+		if (d->chose_in[k] < t + 1 && sched_driver_boundary(d, k, t))
+			return -1;
+	return 0;
+}
+
 int sched_driver_event(struct sched_driver *d, enum sched_driver_event ev,
 		       unsigned task, uint64_t t)
 {

@@ -55,6 +55,22 @@ int sched_driver_create(struct sched_driver *d,
  */
 int sched_driver_boundary(struct sched_driver *d, unsigned cpu, uint64_t t);
 
+/* The plugin runs at events (it has next_event). */
+int sched_driver_at_events(const struct sched_driver *d);
+/*
+ * After every CPU's call at slot t: the next slot that needs calls -- the
+ * plugin's next event or the next `at` event of the set, whichever comes
+ * first; t + 1 for a plugin that needs every boundary.
+ */
+uint64_t sched_driver_next_event(const struct sched_driver *d, uint64_t t);
+/*
+ * At the end of a run whose last slot is t: the plugin is called at t if
+ * it was not (at events), so that its accounting covers every slot before
+ * t as calls at every boundary would have. Returns as
+ * sched_driver_boundary.
+ */
+int sched_driver_finish(struct sched_driver *d, uint64_t t);
+
 /* Events the running system reports about a task (the kernel: a thread's
  * job that ended early, a thread it stopped). */
 enum sched_driver_event {

@@ -178,6 +178,19 @@ struct sched_plugin {
 	 * event-driven plugin this is also the answer to a resched() request.
 	 */
 	int (*schedule)(void *s, unsigned cpu, uint64_t t);
+	/*
+	 * Optional, for a plugin whose answers change only at events (the EDF
+	 * family): after the schedule() calls of every CPU at slot t, the
+	 * first slot after t at which one may change -- a release, a job's
+	 * last quantum ending -- given that each CPU runs its answer until
+	 * then. Until that slot the plugin need not be called: the kernel
+	 * arms its one-shot timers there, not at every quantum, and calls
+	 * schedule() at the slots it returns (and at `at` events); the
+	 * schedule is the one calls at every boundary give. It may return an
+	 * earlier slot than needed (a call there changes nothing), never a
+	 * later one. Without it the plugin is called at every boundary.
+	 */
+	uint64_t (*next_event)(void *s, uint64_t t);
 
 	/*
 	 * Task events at time t, taking effect from the next boundary on. May be

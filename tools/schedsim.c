@@ -6,7 +6,7 @@
  *   schedsim --sched NAME --cpus M --slots T [--seed S]
  *            [--ticks aligned|staggered] [--param NAME=VALUE]...
  *            [--quantum-us Q] [--cxs-us C] [--summary-only] [--timing]
- *            [--dump-at SLOT] FILE.tasks
+ *            [--dump-at SLOT] [--at-events] FILE.tasks
  *
  * An event-driven scheduler (pfp) runs for T quanta of Q microseconds on
  * the simulated machine of sched/evsim.h, C microseconds per context
@@ -21,6 +21,12 @@
  *
  * --dump-at SLOT: after slot SLOT's line, the plugin's state (its dump(),
  * as the kernel's dumpstate= prints it) as `STATE ...` lines.
+ *
+ * --at-events: a plugin that runs at events (sched.h, next_event) is
+ * called only at the slots it names, the `at` events and SLOT of
+ * --dump-at, as the kernel's one-shot timers call it; each CPU keeps its
+ * last answer in between. The schedule must be the one of calls at every
+ * boundary; stderr gets "schedsim: at-events decided=N slots=T".
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -55,7 +61,8 @@ static void usage(void)
 		"usage: schedsim --sched NAME --cpus M --slots T [--seed S]\n"
 		"                [--ticks aligned|staggered] [--param NAME=VALUE]...\n"
 		"                [--quantum-us Q] [--cxs-us C] [--summary-only]\n"
-		"                [--timing] [--dump-at SLOT] FILE.tasks\n"
+		"                [--timing] [--dump-at SLOT] [--at-events]\n"
+		"                FILE.tasks\n"
 		"schedulers:");
 	for (unsigned i = 0; i < sched_nplugins; i++)
 		fprintf(stderr, " %s", sched_plugins[i]->name);
@@ -209,12 +216,29 @@ static void print_state(void *ctx, const char *line)
 	printf("STATE %s\n", line);
 }
 
+/* Every CPU's call at slot t, in CPU order. */
+static int decide_slot(struct sched_driver *drv, unsigned cpus, uint64_t t,
+		       const char *file)
+{
+	for (unsigned k = 0; k < cpus; k++)
+		if (sched_driver_boundary(drv, k, t)) {
+			if (drv->err_line)
+				fprintf(stderr, "%s:%u: %s\n", file,
+					drv->err_line, drv->err.msg);
+			else
+				fprintf(stderr, "schedsim: %s\n", drv->err.msg);
+			return -1;
+		}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *sched_name = NULL, *file = NULL, *ticks = NULL;
 	uint64_t cpus = 0, slots = 0, seed = 1;
 	uint64_t quantum_us = SCHED_QUANTUM_US_DEFAULT, cxs_us = 0;
 	int have_slots = 0, summary_only = 0, timing = 0, dump = 0;
+	int at_events = 0;
 	uint64_t dump_at = 0;
 	struct sched_param params[MAX_PARAMS];
 	unsigned nparams = 0;
@@ -241,6 +265,8 @@ int main(int argc, char **argv)
 			summary_only = 1;
 		else if (!strcmp(a, "--timing"))
 			timing = 1;
+		else if (!strcmp(a, "--at-events"))
+			at_events = 1;
 		else if (!strcmp(a, "--dump-at") && has_val) {
 			dump_at = number_arg(a, argv[++i], 0, UINT32_MAX);
 			dump = 1;
@@ -327,18 +353,17 @@ int main(int argc, char **argv)
 		fprintf(stderr, "%s: %s\n", file, drv.err.msg);
 		return 1;
 	}
-	uint64_t loop_ns = 0, start = cpu_ns();
+	at_events = at_events && sched_driver_at_events(&drv);
+	uint64_t loop_ns = 0, start = cpu_ns(), next = 0, decided = 0;
 	for (uint64_t t = 0; t < slots; t++) {
-		for (unsigned k = 0; k < cpus; k++)
-			if (sched_driver_boundary(&drv, k, t)) {
-				if (drv.err_line)
-					fprintf(stderr, "%s:%u: %s\n", file,
-						drv.err_line, drv.err.msg);
-				else
-					fprintf(stderr, "schedsim: %s\n",
-						drv.err.msg);
+		if (t == next) {
+			if (decide_slot(&drv, (unsigned)cpus, t, file))
 				return 1;
-			}
+			decided++;
+			next = at_events ? sched_driver_next_event(&drv, t) : t + 1;
+			if (dump && dump_at > t && dump_at < next)
+				next = dump_at;
+		}
 		if (!summary_only) {
 			loop_ns += cpu_ns() - start;
 			sched_report_slot(print_text, NULL, &ts, t, choice,
@@ -352,6 +377,13 @@ int main(int argc, char **argv)
 		}
 	}
 	loop_ns += cpu_ns() - start;
+	if (slots && sched_driver_finish(&drv, slots - 1)) {
+		fprintf(stderr, "schedsim: %s\n", drv.err.msg);
+		return 1;
+	}
+	if (at_events)
+		fprintf(stderr, "schedsim: at-events decided=%llu slots=%llu\n",
+			(unsigned long long)decided, (unsigned long long)slots);
 	if (timing)
 		fprintf(stderr, "schedsim: timing slots=%llu loop_ns=%llu "
 			"ns_per_slot=%.1f\n", (unsigned long long)slots,

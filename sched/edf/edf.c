@@ -238,6 +238,22 @@ int edf_schedule(struct edf *s, unsigned cpu, uint64_t t)
 	return s->answer[cpu];
 }
 
+/* Between events nothing moves: every CPU runs what it was told, and
+ * only a release or a job's last quantum changes a queue. */
+uint64_t edf_next_event(const struct edf *s, uint64_t t)
+{
+	uint64_t next = edf_jobs_next_release(&s->jobs);
+	for (unsigned k = 0; k < s->cpus; k++) {
+		int i = s->answer[k];
+		if (i == SCHED_IDLE)
+			continue;
+		const struct edf_job_task *tk = &s->task[i];
+		if (tk->present && !tk->blocked && tk->rem && t + tk->rem < next)
+			next = t + tk->rem;
+	}
+	return next > t ? next : t + 1;
+}
+
 /*
  * How many jobs a late task has released behind its current one by time
  * limit: its periodic releases from next_release up to limit (a blocked

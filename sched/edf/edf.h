@@ -83,6 +83,9 @@ struct edf *edf_create(const struct sched_config *cfg,
 		       const unsigned *partition, struct sched_error *err);
 
 int edf_schedule(struct edf *s, unsigned cpu, uint64_t t);
+/* After the calls at t: the first boundary after t with a release or a
+ * completion, where the next decision is due (sched.h, next_event). */
+uint64_t edf_next_event(const struct edf *s, uint64_t t);
 /* A task that left comes back, on the CPU it was on (P-EDF: its own). */
 int edf_join(struct edf *s, unsigned task, uint64_t t,
 	     struct sched_error *err);

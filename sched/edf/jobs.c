@@ -60,6 +60,12 @@ void edf_jobs_start(struct edf_jobs *j, unsigned i, uint64_t r)
 	edf_jobs_update_waiting(j, i);
 }
 
+uint64_t edf_jobs_next_release(const struct edf_jobs *j)
+{
+	struct heap_node *n = heap_peek(&j->waiting);
+	return n ? waiting_task(n)->next_release : UINT64_MAX;
+}
+
 int edf_jobs_due(const struct edf_jobs *j, uint64_t b)
 {
 	struct heap_node *n = heap_peek(&j->waiting);

@@ -56,6 +56,9 @@ void edf_jobs_update_waiting(struct edf_jobs *j, unsigned i);
 /* Task i's next job is released at r: deadline r + d, e quanta to run. */
 void edf_jobs_start(struct edf_jobs *j, unsigned i, uint64_t r);
 
+/* The earliest next release of a waiting task; UINT64_MAX if none. */
+uint64_t edf_jobs_next_release(const struct edf_jobs *j);
+
 /* The waiting task whose release is due first by time b, or -1. */
 int edf_jobs_due(const struct edf_jobs *j, uint64_t b);
 

@@ -93,6 +93,20 @@ static int schedule(void *p, unsigned cpu, uint64_t t)
 	return s->running[cpu];
 }
 
+/* A running job holds its CPU until its last quantum; only that or a
+ * release gives a CPU something new. */
+static uint64_t next_event(void *p, uint64_t t)
+{
+	struct ngedf *s = p;
+	uint64_t next = edf_jobs_next_release(&s->jobs);
+	for (unsigned k = 0; k < s->cpus; k++) {
+		int i = s->running[k];
+		if (i != SCHED_IDLE && t + s->jobs.task[i].rem < next)
+			next = t + s->jobs.task[i].rem;
+	}
+	return next > t ? next : t + 1;
+}
+
 /* The job ended before its budget: its CPU takes the next one now. */
 static void complete(void *p, unsigned task, uint64_t t)
 {
@@ -175,6 +189,7 @@ const struct sched_plugin ngedf = {
 		       "started job runs to completion on its CPU",
 	.create = create,
 	.schedule = schedule,
+	.next_event = next_event,
 	.complete = complete,
 	.stats = stats,
 	.dump = dump,

@@ -118,6 +118,11 @@ static int schedule(void *s, unsigned cpu, uint64_t t)
 	return edf_schedule(s, cpu, t);
 }
 
+static uint64_t next_event(void *s, uint64_t t)
+{
+	return edf_next_event(s, t);
+}
+
 static void leave(void *s, unsigned task, uint64_t t)
 {
 	edf_leave(s, task, t);
@@ -162,7 +167,7 @@ struct edf *edf_plugin_engine(void *plugin_state)
 static const char *const edf_params[] = { "edf_cpudl", 0 };
 
 #define EDF_PLUGIN_OPS                                                        \
-	.schedule = schedule, .join = join, .leave = leave, .block = block,  \
+	.schedule = schedule, .next_event = next_event, .join = join, .leave = leave, .block = block,  \
 	.wake = wake, .complete = complete, .stats = stats,                  \
 	.summary = summary, .dump = dump, .params = edf_params
 
