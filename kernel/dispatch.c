@@ -7,6 +7,7 @@
 #include "../drivers/apic/lapic.h"
 #include "../sched/sched.h"
 #include "bootmem.h"
+#include "jobs.h"
 #include "quantum_clock.h"
 #include "sched_decide.h"
 #include "trace.h"
@@ -30,6 +31,7 @@ static void on_resched_ipi(struct trap_frame *f)
 {
 	(void)f;
 	lapic_eoi();
+	decide_rearm();
 	struct cpu_sched *cs = dispatch_me();
 	uint64_t sent = cs->ipi_sent_at;
 	if (sent) {
@@ -58,6 +60,7 @@ void dispatch_cpu_start(void)
 	cs->current = cs->idle;
 	cs->idle->scheduled_on = (int)this_cpu()->cpu;
 	cs->slot = 0;
+	cs->charged_to = 0;
 	cs->over = 0;
 	cs->in_kernel = 0;
 }
@@ -78,12 +81,38 @@ void dispatch_enter_slot(uint64_t slot)
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 }
 
+uint64_t dispatch_slot_now(void)
+{
+	if (!decide_at_events())
+		return dispatch_me()->slot;
+	uint64_t now = qclock_slot_at(this_cpu()->cpu, qclock_now());
+	uint64_t at = dispatch_me()->slot;
+	return now > at ? now : at;
+}
+
+void dispatch_account(uint64_t upto)
+{
+	struct cpu_sched *cs = dispatch_me();
+	if (upto <= cs->charged_to)
+		return;
+	if (cs->current->index >= 0)
+		jobs_charge(cs->current, this_cpu()->cpu, cs->charged_to, upto);
+	cs->charged_to = upto;
+}
+
 void dispatch_changed(unsigned cpu, uint64_t slot, int task)
 {
 	(void)task;
+	struct cpu_sched *cs = &cpu_scheds[cpu];
+	if (decide_at_events()) {
+		uint64_t at = cs->slot;
+		while (at < slot && !__atomic_compare_exchange_n(
+			       &cs->slot, &at, slot, 0, __ATOMIC_ACQ_REL,
+			       __ATOMIC_ACQUIRE))
+			;
+	}
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	unsigned me = this_cpu()->cpu;
-	struct cpu_sched *cs = &cpu_scheds[cpu];
 	if (cpu == me || cs->slot < slot)
 		return;     /* read at the next preemption point / boundary */
 	uint64_t now = qclock_now();
@@ -116,6 +145,8 @@ static void finish_switch(struct task *prev)
 
 static void switch_to(struct cpu_sched *cs, struct task *next)
 {
+	/* Between boundaries (at events): prev ran until this slot. */
+	dispatch_account(cs->slot);
 	struct task *prev = cs->current;
 	trace_emit(TRACE_CXS_START, 0, idx(next), 0, idx(prev));
 	if (prev->fpu)

@@ -25,7 +25,8 @@
 struct cpu_sched {
 	struct task *current;       /* the thread whose registers are live */
 	struct task *idle;
-	volatile uint64_t slot;     /* the slot in progress here */
+	volatile uint64_t slot;     /* the slot whose answer runs here */
+	uint64_t charged_to;        /* slots before it are charged */
 	volatile int in_kernel;     /* inside a handler: no switch from IPIs */
 	volatile int over;          /* the run's end has come here */
 	volatile uint64_t switches;
@@ -49,13 +50,22 @@ void dispatch_cpu_start(void);
 /* CPU me enters its boundary `slot`: what runs from now is slot's answer. */
 void dispatch_enter_slot(uint64_t slot);
 
+/* The slot in progress here: the boundary's, or at events (where
+ * boundaries are few) the quantum clock's. */
+uint64_t dispatch_slot_now(void);
+
+/* The thread running here ran every slot since the last charge up to
+ * `upto` (kernel/jobs.h, jobs_charge). Interrupts off. */
+void dispatch_account(uint64_t upto);
+
 /* Switch to this CPU's current answer if it can run (interrupts off, not
  * in_kernel). */
 void dispatch_now(void);
 
 /* The answer for CPU cpu's slot changed (decide's callback): cpu reads it
  * again -- now if it is this CPU (at its next preemption point), else
- * after the IPI this sends, if cpu has reached that slot. */
+ * after the IPI this sends, if cpu has reached that slot (at events it
+ * has: the slot is now, and becomes cpu's). */
 void dispatch_changed(unsigned cpu, uint64_t slot, int task);
 
 /* The thread running here (an idle thread, or a task). */

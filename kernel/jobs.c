@@ -186,14 +186,15 @@ static void finish(struct task *t, unsigned flag, uint64_t when)
 	s->ran = 0;
 }
 
-void jobs_charge(struct task *t, unsigned cpu, uint64_t slot)
+void jobs_charge(struct task *t, unsigned cpu, uint64_t from, uint64_t to)
 {
 	struct task_jobs *s = &t->jobs;
-	if (!s->periodic || slot == 0)
+	if (!s->periodic || from >= to)
 		return;
 	uint64_t flags = spin_lock_irqsave(&s->lock);
-	if (++s->ran >= t->spec->e)
-		finish(t, TRACE_F_DONE_BUDGET, qclock_ideal(cpu, slot));
+	for (uint64_t slot = from; slot < to; slot++)
+		if (++s->ran >= t->spec->e)
+			finish(t, TRACE_F_DONE_BUDGET, qclock_ideal(cpu, slot + 1));
 	spin_unlock_irqrestore(&s->lock, flags);
 }
 

@@ -65,9 +65,10 @@ uint64_t jobs_deadline_slot(const struct task *t, uint64_t j);
  * at t (in file order from *next_event). */
 void jobs_boundary(uint64_t t, unsigned *next_event);
 
-/* CPU cpu at its boundary `slot` (not the first): t was running when it
- * came, so it gets slot - 1. */
-void jobs_charge(struct task *t, unsigned cpu, uint64_t slot);
+/* On CPU cpu, t ran through slots [from, to): it was running when each
+ * of their ending boundaries came (one slot at a quantum boundary; at
+ * events, every slot since the CPU last charged). */
+void jobs_charge(struct task *t, unsigned cpu, uint64_t from, uint64_t to);
 
 /* t said its job is done, at boot-CPU TSC time now. */
 void jobs_complete(struct task *t, uint64_t now);

@@ -21,6 +21,7 @@ struct kernel_options options = {
 	.sched = 0,
 	.spin_us = 50,
 	.hourglass = 1,
+	.events = 1,
 	.hourglass_ns = 1000,
 	.trace = 0,
 	.selftest = SELFTEST_NONE,
@@ -48,7 +49,7 @@ static void number(const struct cmdline_word *w, uint64_t *out, uint64_t min,
 	*out = v;
 }
 
-/* Every on/off word defaults to off. */
+/* An on/off word; a bad value leaves the default. */
 static void on_off(const struct cmdline_word *w, int *out)
 {
 	if (cmdline_value_is(w, "on"))
@@ -56,7 +57,7 @@ static void on_off(const struct cmdline_word *w, int *out)
 	else if (cmdline_value_is(w, "off"))
 		*out = 0;
 	else
-		bad(w, "on or off", "off");
+		bad(w, "on or off", *out ? "on" : "off");
 }
 
 /* The one bad value the boot does not survive (options.fatal). */
@@ -171,12 +172,9 @@ void options_parse(const char *cmdline)
 			else
 				bad(&w, "aligned, staggered or both", "both");
 		} else if (cmdline_key_is(&w, "hourglass")) {
-			if (cmdline_value_is(&w, "on"))
-				options.hourglass = 1;
-			else if (cmdline_value_is(&w, "off"))
-				options.hourglass = 0;
-			else
-				bad(&w, "on or off", "on");
+			on_off(&w, &options.hourglass);
+		} else if (cmdline_key_is(&w, "events")) {
+			on_off(&w, &options.events);
 		} else if (cmdline_key_is(&w, "hourglass_ns")) {
 			number(&w, &options.hourglass_ns, HOURGLASS_NS_MIN,
 			       HOURGLASS_NS_MAX, "1000");

@@ -47,6 +47,7 @@ struct kernel_options {
 	const struct sched_plugin *sched;   /* sched=; NULL: none */
 	uint64_t spin_us;   /* sched=: spin this long for a turn, then halt */
 	int hourglass;      /* sched=: the idle threads are the hourglass */
+	int events;         /* sched=: a plugin that can runs at events */
 	uint64_t hourglass_ns;  /* a longer gap is time it did not get */
 	enum trace_mode trace;
 	enum selftest selftest;

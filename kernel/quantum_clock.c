@@ -71,6 +71,19 @@ uint64_t qclock_ideal(unsigned k, uint64_t i)
 	return qclock.t0 + n * qclock.sub_whole + n * qclock.sub_rem / qclock.sub_den;
 }
 
+uint64_t qclock_slot_at(unsigned k, uint64_t when)
+{
+	uint64_t q = qclock_ideal(0, 1) - qclock_ideal(0, 0);
+	if (when <= qclock.t0 || q == 0)
+		return 0;
+	uint64_t i = (when - qclock.t0) / q;
+	while (i > 0 && qclock_ideal(k, i) > when)
+		i--;
+	while (qclock_ideal(k, i + 1) <= when)
+		i++;
+	return i;
+}
+
 uint64_t qclock_t0(void)
 {
 	return qclock.t0;

@@ -70,6 +70,9 @@ uint64_t qclock_cpu_next(unsigned cpu);
 /* CPU k's boundary i in the boot CPU's TSC time (i may be `slots`: the
  * run's end). */
 uint64_t qclock_ideal(unsigned k, uint64_t i);
+/* CPU k's slot at BSP time `when`: the last boundary i with
+ * qclock_ideal(k, i) <= when (0 before the first). */
+uint64_t qclock_slot_at(unsigned k, uint64_t when);
 uint64_t qclock_t0(void);
 unsigned qclock_cpus(void);
 uint64_t qclock_slots(void);

@@ -2,9 +2,14 @@
 #include "sched_decide.h"
 
 #include "../arch/x86/cpu.h"
+#include "../arch/x86/percpu.h"
+#include "../arch/x86/trap.h"
+#include "../drivers/apic/lapic.h"
 #include "bootmem.h"
 #include "cpu_wait.h"
 #include "dumpstate.h"
+#include "options.h"
+#include "quantum_clock.h"
 #include "spinlock.h"
 #include "trace.h"
 
@@ -20,6 +25,10 @@ struct answers {
 static struct {
 	struct sched_driver *d;
 	int ordered;
+	/* The plugin runs at events: slots are decided only at those its
+	 * next_event names, and every CPU's timer is armed for the next. */
+	int at_events;
+	volatile uint64_t next;
 	unsigned m;
 	decide_changed_fn changed;
 	struct answers *ans;         /* per CPU */
@@ -31,11 +40,13 @@ static struct {
 	volatile int failed;
 } dc;
 
-void decide_setup(struct sched_driver *d, int ordered, unsigned cpus,
-		  decide_changed_fn changed)
+void decide_setup(struct sched_driver *d, int ordered, int at_events,
+		  unsigned cpus, decide_changed_fn changed)
 {
 	dc.d = d;
 	dc.ordered = ordered;
+	dc.at_events = !ordered && at_events;
+	dc.next = 0;
 	dc.m = cpus;
 	dc.changed = changed;
 	dc.ans = bootmem_alloc(cpus * sizeof *dc.ans);
@@ -57,12 +68,27 @@ static void remember(unsigned cpu, uint64_t slot, int task)
 	__atomic_store_n(&a->slot[slot % AHEAD], slot + 1, __ATOMIC_RELEASE);
 }
 
+int decide_at_events(void)
+{
+	return dc.at_events;
+}
+
+/* At events a CPU runs the answer of the latest slot decided for it. */
 int decide_answer(unsigned cpu, uint64_t slot)
 {
 	struct answers *a = &dc.ans[cpu];
-	if (__atomic_load_n(&a->slot[slot % AHEAD], __ATOMIC_ACQUIRE) != slot + 1)
-		return SCHED_IDLE;
-	return a->task[slot % AHEAD];
+	if (__atomic_load_n(&a->slot[slot % AHEAD], __ATOMIC_ACQUIRE) == slot + 1)
+		return a->task[slot % AHEAD];
+	uint64_t best = 0;
+	int task = SCHED_IDLE;
+	for (unsigned i = 0; dc.at_events && i < AHEAD; i++) {
+		uint64_t s = __atomic_load_n(&a->slot[i], __ATOMIC_ACQUIRE);
+		if (s > best && s <= slot + 1) {
+			best = s;
+			task = a->task[i];
+		}
+	}
+	return task;
 }
 
 /* The driver's on_choice: every answer, first ones and replacements. A
@@ -137,12 +163,42 @@ static void boundary_ordered(unsigned cpu, uint64_t slot)
 		cpu_wake(cpu + 1 == dc.m ? 0 : cpu + 1);
 }
 
+/* The next slot to decide after slot t: the plugin's next event, or the
+ * slot dumpstate= wants if that comes first. */
+static uint64_t next_decision(uint64_t t)
+{
+	uint64_t next = sched_driver_next_event(dc.d, t);
+	if (options.dumpstate == DUMPSTATE_SLOT &&
+	    options.dumpstate_slot > t && options.dumpstate_slot < next)
+		next = options.dumpstate_slot;
+	return next;
+}
+
+/* At events: the first CPU at slot decides it alone (the plugin catches
+ * up on the slots between), and sets the slot every CPU arms for next. */
+static void boundary_at_events(uint64_t slot)
+{
+	if (dc.decided <= slot && !dc.failed) {
+		for (unsigned c = 0; c < dc.m; c++)
+			if (call(c, slot))
+				break;
+		dumpstate_boundary(dc.d, dc.m - 1, slot);
+		dc.next = next_decision(slot);
+		__atomic_store_n(&dc.decided, slot + 1, __ATOMIC_RELEASE);
+	}
+}
+
 static void boundary_aligned(unsigned cpu, uint64_t slot)
 {
 	if (__atomic_load_n(&dc.decided, __ATOMIC_ACQUIRE) > slot || dc.failed)
 		return;
 	lock();
-	if (dc.decided <= slot) {
+	if (dc.decided <= slot && dc.at_events) {
+		trace_emit(TRACE_SCHED_START, 0, TRACE_NO_TASK, 0, slot);
+		boundary_at_events(slot);
+		trace_emit(TRACE_SCHED_END, 0,
+			   rec_task(decide_answer(cpu, slot)), 0, slot);
+	} else if (dc.decided <= slot) {
 		trace_emit(TRACE_SCHED_START, 0, TRACE_NO_TASK, 0, slot);
 		for (uint64_t t = dc.decided; t <= slot && !dc.failed; t++) {
 			for (unsigned c = 0; c < dc.m; c++)
@@ -167,6 +223,20 @@ int decide_boundary(unsigned cpu, uint64_t slot, int *failed)
 	return dc.failed ? SCHED_IDLE : decide_answer(cpu, slot);
 }
 
+uint64_t decide_next(uint64_t slot)
+{
+	if (!dc.at_events)
+		return slot + 1;
+	uint64_t next = __atomic_load_n(&dc.next, __ATOMIC_ACQUIRE);
+	return next > slot ? next : slot + 1;
+}
+
+void decide_rearm(void)
+{
+	if (dc.at_events)
+		qclock_cpu_arm(__atomic_load_n(&dc.next, __ATOMIC_ACQUIRE));
+}
+
 int decide_event(enum sched_driver_event ev, unsigned task, uint64_t slot)
 {
 	uint64_t flags = irq_save();
@@ -175,14 +245,30 @@ int decide_event(enum sched_driver_event ev, unsigned task, uint64_t slot)
 	uint64_t t = slot;
 	if (!dc.ordered && dc.decided && dc.decided - 1 > t)
 		t = dc.decided - 1;
-	int rc = 0;
+	int rc = 0, sooner = 0;
 	trace_emit(TRACE_SCHED_START, 0, task, 0, t);
 	if (!dc.failed && sched_driver_event(dc.d, ev, task, t)) {
 		dc.failed = 1;
 		rc = -1;
 	}
+	if (dc.at_events && !dc.failed) {
+		/* What runs now may end before the slot every CPU is armed
+		 * for: each re-arms (decide_rearm) on the IPI. */
+		uint64_t next = next_decision(t);
+		if (next < dc.next) {
+			dc.next = next;
+			sooner = 1;
+		}
+	}
 	trace_emit(TRACE_SCHED_END, 0, task, 0, t);
 	unlock();
+	if (sooner) {
+		unsigned me = this_cpu()->cpu;
+		for (unsigned k = 0; k < dc.m; k++)
+			if (k != me)
+				lapic_send_ipi(percpu[k].apic_id, VEC_RESCHED_IPI);
+		decide_rearm();
+	}
 	irq_restore(flags);
 	return rc;
 }

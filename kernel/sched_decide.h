@@ -27,9 +27,13 @@
 typedef void (*decide_changed_fn)(unsigned cpu, uint64_t slot, int task);
 
 /* Before the run, on the boot CPU, before the driver is created: the
- * driver, its plugin's order, how many CPUs. */
-void decide_setup(struct sched_driver *d, int ordered, unsigned cpus,
-		  decide_changed_fn changed);
+ * driver, its plugin's order, whether to run it at events (when it can),
+ * how many CPUs. */
+void decide_setup(struct sched_driver *d, int ordered, int at_events,
+		  unsigned cpus, decide_changed_fn changed);
+/* The plugin runs at events: slots between them are not decided, and a
+ * CPU runs the answer of the latest slot that was. */
+int decide_at_events(void);
 /* The driver's on_choice (sched_driver_create). */
 void decide_on_choice(void *ctx, unsigned cpu, uint64_t t, int task);
 
@@ -43,6 +47,13 @@ int decide_boundary(unsigned cpu, uint64_t slot, int *failed);
 
 /* The latest answer for CPU cpu's slot (after decide_boundary for it). */
 int decide_answer(unsigned cpu, uint64_t slot);
+
+/* After CPU's boundary at slot: the slot its timer is armed for next --
+ * slot + 1, or at events the next slot to decide. */
+uint64_t decide_next(uint64_t slot);
+/* At events: this CPU's timer comes no later than the next slot to
+ * decide, which a kernel event may have brought forward. */
+void decide_rearm(void);
 
 /* A kernel event for a task at CPU time `slot` (the slot in progress on the
  * calling CPU), under the plugin lock; answers that change reach the

@@ -77,8 +77,7 @@ static uint64_t on_boundary(void *ctx, unsigned cpu, uint64_t slot,
 	uint64_t slots = qclock_slots();
 	if (!missed && slot < slots)
 		clock_stats_record(cpu, slot, entry);
-	if (slot > 0 && cur->index >= 0)
-		jobs_charge(cur, cpu, slot);
+	dispatch_account(slot);
 	if (cpu == 0 && slot < slots)
 		jobs_boundary(slot, &next_event);
 	dispatch_enter_slot(slot);
@@ -87,7 +86,7 @@ static uint64_t on_boundary(void *ctx, unsigned cpu, uint64_t slot,
 		decide_boundary(cpu, slot, &failed);
 	}
 	trace_emit(TRACE_TICK_END, 0, idx(cur), 0, slot);
-	return slot + 1;
+	return decide_next(slot);
 }
 
 static void after_boundary(void *ctx, unsigned cpu, struct trap_frame *f)
@@ -263,7 +262,8 @@ int sched_run(const struct sched_plugin *plugin, const char *file,
 	struct sched_config cfg = { .cpus = cpus, .staggered = staggered,
 				    .tasks = &ts, .params = options.params,
 				    .nparams = options.nparams, .seed = 1 };
-	decide_setup(&drv, plugin->ordered, cpus, dispatch_changed);
+	decide_setup(&drv, plugin->ordered, options.events, cpus,
+		     dispatch_changed);
 	if (sched_driver_create(&drv, plugin, &cfg, alloc, 0, decide_on_choice,
 				0)) {
 		kprintf("sched: %s: %s\n", file, drv.err.msg);
@@ -311,6 +311,9 @@ int sched_run(const struct sched_plugin *plugin, const char *file,
 		*reason = "quantum_clock";
 		return -1;
 	}
+	/* At events the plugin's accounting stops at the last slot decided. */
+	if (!decide_failed() && sched_driver_finish(&drv, slots - 1))
+		decide_abort();
 	if (decide_failed()) {
 		report_failure(file);
 		*reason = "sched";

@@ -49,11 +49,12 @@ static int64_t sys_sleep_next_period(struct task *t, struct trap_frame *f)
 	(void)f;
 	if (!t->jobs.periodic)
 		return -RT_EINVAL;      /* a weight-only task has no periods */
-	struct cpu_sched *cs = dispatch_me();
+	uint64_t slot = dispatch_slot_now();
+	dispatch_account(slot);
 	jobs_complete(t, qclock_now());
-	t->sleep_slot = cs->slot;
+	t->sleep_slot = slot;
 	t->sleeping = 1;
-	decide_event(SCHED_EV_COMPLETE, (unsigned)t->index, cs->slot);
+	decide_event(SCHED_EV_COMPLETE, (unsigned)t->index, slot);
 	/* Back when the plugin chooses it for a later slot. */
 	dispatch_me()->in_kernel = 0;
 	dispatch_now();

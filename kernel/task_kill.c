@@ -23,7 +23,8 @@ static void __attribute__((noreturn)) leave(struct task *t)
 {
 	struct cpu_sched *cs = dispatch_me();
 	cs->in_kernel = 1;
-	uint64_t slot = cs->slot;
+	uint64_t slot = dispatch_slot_now();
+	dispatch_account(slot);
 	jobs_stop(t, slot);
 	decide_event(SCHED_EV_LEAVE, (unsigned)t->index, slot);
 	cs = dispatch_me();

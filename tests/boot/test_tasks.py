@@ -165,6 +165,46 @@ def test_executed_schedule_equals_simulator(iso_with, tmp_path, sched, cpus,
     assert check_log(boot.serial) == []
 
 
+# Light enough that most slots have no release and no completion.
+SPARSE = """\
+task A e=2 p=10
+task B e=3 p=20 phase=5
+task C e=4 p=20
+"""
+
+
+def boundaries_per_cpu(serial):
+    """Each CPU's (serviced, missed) from the quantum clock's table."""
+    table = serial[serial.index("   cpu   apic   serviced   missed"):]
+    return [(int(m.group(1)), int(m.group(2))) for m in re.finditer(
+        r"^\s+\d+\s+\d+\s+(\d+)\s+(\d+)\s*$", table, re.M)]
+
+
+@pytest.mark.parametrize("sched", ["gedf", "pedf", "ngedf"])
+def test_edf_plugins_run_at_events(iso_with, tmp_path, sched):
+    """The EDF family is called only at releases and completions, with the
+    timers armed for them (events=on, the default): every CPU takes a
+    boundary exactly at the slots schedsim --at-events decides, and the
+    executed schedule is the one of a decision at every quantum
+    (events=off), which is the simulator's."""
+    tasks = write_set(tmp_path, "sparse", SPARSE)
+    want = simulate(sched, 2, SLOTS, tasks)
+    ev = subprocess.run(
+        [str(host_tool("schedsim")), "--sched", sched, "--cpus", "2",
+         "--slots", str(SLOTS), "--at-events", str(tasks)],
+        capture_output=True, text=True, check=True, timeout=120)
+    decided = int(re.search(r"decided=(\d+)", ev.stderr).group(1))
+    assert ev.stdout.splitlines() == want
+    assert decided < SLOTS / 2
+    at_events = boot_run(iso_with, sched, 2, tasks, ("trace=events",))
+    quanta = boot_run(iso_with, sched, 2, tasks, ("events=off",))
+    assert schedule_lines(at_events.serial) == want
+    assert schedule_lines(quanta.serial) == want
+    assert boundaries_per_cpu(at_events.serial) == [(decided, 0)] * 2
+    assert boundaries_per_cpu(quanta.serial) == [(SLOTS, 0)] * 2
+    assert check_log(at_events.serial) == []
+
+
 BAD = """\
 task S e=2 p=4
 task K e=1 p=16 work=bad_kread
