@@ -4,17 +4,20 @@
 # each user/NAME.c) and boot/grub.cfg.
 #   scripts/mkiso.sh OUT.iso [--cmdline "words"] [--tasks FILE.tasks]
 #                            [--entry N]   (the default menu entry, from 0)
+#                            [--omit-program NAME]   (leave user/NAME out,
+#                            as a medium without that program would be)
 # Safe to run concurrently for different OUT paths.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=$1
 shift
-extra="" tasks="" entry=0
+extra="" tasks="" entry=0 omit=""
 while (($#)); do
 	case $1 in
 	--cmdline) extra=$2; shift 2 ;;
 	--tasks) tasks=$2; shift 2 ;;
 	--entry) entry=$2; shift 2 ;;
+	--omit-program) omit=$2; shift 2 ;;
 	*) echo "mkiso: unknown option $1" >&2; exit 2 ;;
 	esac
 done
@@ -40,6 +43,7 @@ fi
 mkdir -p "$stage/boot/user"
 for src in user/*.c; do
 	name=$(basename "$src" .c)
+	[[ $name == "$omit" ]] && continue
 	prog=build/user/$name.elf
 	[[ -f $prog ]] || { echo "mkiso: $prog missing: run make user" >&2; exit 1; }
 	cp "$prog" "$stage/boot/user/$name.elf"

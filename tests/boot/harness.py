@@ -49,12 +49,15 @@ class Boot:
         return "\n".join(self.serial.splitlines()[-n:])
 
 
-def make_iso(out, cmdline=None, tasks=None, entry=0):
+def make_iso(out, cmdline=None, tasks=None, entry=0, omit_program=None):
     """An ISO whose default entry (menu entry `entry` of boot/grub.cfg)
-    gets the extra command-line words."""
-    if cmdline is None and tasks is None and not entry:
+    gets the extra command-line words; omit_program: a user/ program left
+    off the medium."""
+    if cmdline is None and tasks is None and not entry and not omit_program:
         return ISO
     cmd = [str(ROOT / "scripts/mkiso.sh"), str(out), "--entry", str(entry)]
+    if omit_program:
+        cmd += ["--omit-program", omit_program]
     if cmdline:
         cmd += ["--cmdline", cmdline]
     if tasks:

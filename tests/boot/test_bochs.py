@@ -14,14 +14,15 @@ def test_bochs_two_cpus_x2apic(iso_with):
 
 
 def test_bochs_scheduler_over_x2apic_ipis(iso_with):
-    """A scheduler on the TSC-deadline quantum clock, with every wait for a
-    turn halted and woken by an x2APIC IPI (spin_us=0): the decisions are
-    the simulator's."""
+    """Tasks on the TSC-deadline quantum clock, with every wait for a turn
+    halted and woken by an x2APIC IPI (spin_us=0): the executed schedule
+    (from the context switches) is the simulator's."""
     tasks = ROOT / "tasks" / "default.tasks"
     slots = 60
     boot = bochs(iso_with(f"sched=spd2 slots={slots} spin_us=0",
                           tasks=tasks), cpus=2)
     assert boot.passed, boot.tail()
     assert boot.result("smp")["apic"] == "x2apic", boot.tail()
+    assert boot.serial.count("RESULT task ") == 6, boot.tail()
     assert kernel_schedule(boot.serial) == \
         simulator_schedule("spd2", 2, slots, tasks)

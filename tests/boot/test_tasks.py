@@ -310,8 +310,16 @@ def test_hourglass_cross_check(iso_with, tmp_path):
 
 
 def test_bad_inputs_are_named(iso_with, tmp_path):
-    """A work= the scheduler cannot run, and a set too large for memory:
-    named errors and a fail with a one-word reason, never a hang."""
+    """A task whose program is not on the boot medium, a work= the
+    scheduler cannot run, and a set too large for memory: named errors and
+    a fail with a one-word reason, never a hang."""
+    w = write_set(tmp_path, "wr", "task A e=1 p=4\ntask B e=1 p=5 work=writer\n")
+    boot = qemu(iso_with("sched=gedf slots=10", tasks=w,
+                         omit_program="writer"), smp=2)
+    assert "taskset: wr.tasks:2: task B: no program 'writer' on the boot " \
+        "medium (work=writer)" in boot.serial, boot.tail()
+    assert boot.serial.strip().splitlines()[-1].strip() == \
+        "RESULT exit status=fail reason=program"
     t = write_set(tmp_path, "bt", "task A weight=2 work=backtest\n"
                   "task B weight=1\n")
     boot = qemu(iso_with("sched=gdq slots=10", tasks=t), smp=2)
