@@ -166,7 +166,11 @@ class Client:
 
 
 def test_raw_protocol_ctrl_c_retries_and_attach_while_running(iso_with):
-    iso = iso_with("gdb=on sched=spd2 slots=3000", tasks=TASKS)
+    # Long enough that the Ctrl-C after `c` finds the run still going: the
+    # boundaries that passed while the CPUs were stopped are counted as
+    # missed in one go when they resume, and on a loaded host the packets
+    # before `c` take seconds.
+    iso = iso_with("gdb=on sched=spd2 slots=10000", tasks=TASKS)
     m = Machine(iso, "kernel")
     try:
         m.wait_for(r"^sched: spd2 on 4 CPUs")
