@@ -19,6 +19,15 @@ COLUMNS = {
     "pfair_overhead": ("pfair_overhead.csv",
                        {"n", "m", "sets", "pd2_cycles_per_slot",
                         "spd2_cycles_per_call", "ratio"}),
+    "gdq_error": ("gdq_error_summary.csv",
+                  {"P", "T", "worst_pos", "worst_neg", "bound_pos",
+                   "bound_neg"}),
+    "edf_push": ("edf_push.csv",
+                 {"load", "cpus", "structure", "push_find_cycles",
+                  "enqueue_cycles"}),
+    "servers": ("servers.csv",
+                {"policy", "rate_hz", "response_mean_us", "server_share",
+                 "interference", "queued"}),
 }
 
 

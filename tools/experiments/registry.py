@@ -8,6 +8,9 @@ from common import HERE
 
 EXPERIMENTS = (
     "pfair_overhead",
+    "gdq_error",
+    "edf_push",
+    "servers",
 )
 
 
