@@ -28,6 +28,9 @@ COLUMNS = {
     "servers": ("servers.csv",
                 {"policy", "rate_hz", "response_mean_us", "server_share",
                  "interference", "queued"}),
+    "litmus_schedulability": ("nst.csv",
+                              {"dist", "wss_kb", "rt", "plugin", "cap",
+                               "sets", "fraction_schedulable"}),
 }
 
 

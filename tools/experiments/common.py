@@ -12,6 +12,8 @@ import sys
 HERE = pathlib.Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
 BENCH = ROOT / "tools" / "bench"
+# The benchmarks import their helpers (benchlib) by bare name.
+sys.path.insert(0, str(BENCH))
 
 # The benchmarks know smoke/quick/full; an experiment's tiny mode is the
 # benchmark's smoke mode.
@@ -40,8 +42,6 @@ class Section:
 def bench_module(name):
     """tools/bench/bench_NAME.py, imported (its run(mode, outdir) is what
     the wrapping experiments call)."""
-    if str(BENCH) not in sys.path:
-        sys.path.insert(0, str(BENCH))
     spec = importlib.util.spec_from_file_location(
         f"bench_{name}", BENCH / f"bench_{name}.py")
     mod = importlib.util.module_from_spec(spec)

@@ -11,6 +11,7 @@ EXPERIMENTS = (
     "gdq_error",
     "edf_push",
     "servers",
+    "litmus_schedulability",
 )
 
 
