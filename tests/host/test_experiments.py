@@ -28,6 +28,10 @@ COLUMNS = {
     "servers": ("servers.csv",
                 {"policy", "rate_hz", "response_mean_us", "server_share",
                  "interference", "queued"}),
+    "bus_contention": ("bus_contention.csv",
+                       {"m", "wss_kb", "lines", "aligned_lost",
+                        "staggered_lost", "aligned_loaded",
+                        "staggered_loaded"}),
     "litmus_schedulability": ("nst.csv",
                               {"dist", "wss_kb", "rt", "plugin", "cap",
                                "sets", "fraction_schedulable"}),
@@ -74,6 +78,30 @@ def test_experiment_tiny(name, tmp_path):
     assert re.search(r"\d", diff), f"{name}'s differences quote no numbers"
     for link in re.findall(r"\]\((" + name + r"/[^)]+)\)", sec):
         assert (tmp_path / link).exists(), f"{link} linked but not written"
+
+
+@pytest.mark.parametrize("m,lines", [(1, 500), (2, 512), (4, 1000),
+                                     (8, 2500), (3, 6000)])
+def test_bus_model_below_saturation(m, lines):
+    """While M bursts fit one quantum, M aligned CPUs sharing the bus round
+    robin finish together after M W cycles, each losing (M - 1) W; staggered
+    bursts of at most Q / M lines never overlap and lose nothing."""
+    from exp_bus_contention import Q_BUS, simulate
+    assert m * lines <= Q_BUS
+    lost, loaded = simulate(m, lines, staggered=False)
+    assert lost == pytest.approx((m - 1) * lines) and loaded == 1
+    lost, loaded = simulate(m, lines, staggered=True)
+    assert lost == pytest.approx(0) and loaded == 1
+
+
+def test_bus_model_saturated():
+    """Past saturation the bus serves Q lines per quantum in all: each of M
+    aligned CPUs loads Q / M lines, and staggering cannot do better."""
+    from exp_bus_contention import Q_BUS, simulate
+    m, lines = 4, Q_BUS
+    for staggered in (False, True):
+        _, loaded = simulate(m, lines, staggered)
+        assert loaded == pytest.approx(Q_BUS / m / lines, rel=1e-6)
 
 
 def test_report_keeps_other_sections(tmp_path):

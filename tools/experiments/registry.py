@@ -8,6 +8,7 @@ from common import HERE
 
 EXPERIMENTS = (
     "pfair_overhead",
+    "bus_contention",
     "gdq_error",
     "edf_push",
     "servers",
