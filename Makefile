@@ -10,7 +10,7 @@ PYTEST  := $(VENV)/bin/pytest
 
 .DEFAULT_GOAL := all
 .SECONDARY:
-.PHONY: all deps host-deps host test test-host bench clean
+.PHONY: all deps host-deps host test test-host bench experiments clean
 
 all: host
 
@@ -102,6 +102,16 @@ BENCH_ONLY ?=
 bench: deps
 	@$(MAKE) --no-print-directory host $(if $(wildcard mk/kernel.mk),iso)
 	$(PYTHON) tools/bench/run_all.py --mode $(BENCH) $(if $(BENCH_ONLY),--only $(BENCH_ONLY))
+
+# ---------------------------------------------------------------- experiments
+# MODE=quick (default) or full; EXP=name runs one experiment and keeps the
+# other sections of build/experiments/REPORT.md (docs/experiments.md).
+MODE ?= quick
+EXP ?=
+
+experiments: host-deps
+	@$(MAKE) --no-print-directory host
+	$(PYTHON) tools/experiments/run.py --mode $(MODE) $(if $(EXP),--exp $(EXP))
 
 clean:
 	rm -rf $(BUILD)/host $(BUILD)/user $(BUILD)/kernel $(BUILD)/iso $(BUILD)/bench $(BUILD)/*.iso
