@@ -23,6 +23,7 @@ struct kernel_options options = {
 	.hourglass = 1,
 	.hourglass_ns = 1000,
 	.trace = 0,
+	.record = 1,
 	.selftest = SELFTEST_NONE,
 };
 
@@ -48,15 +49,15 @@ static void number(const struct cmdline_word *w, uint64_t *out, uint64_t min,
 	*out = v;
 }
 
-/* Every on/off word defaults to off. */
-static void on_off(const struct cmdline_word *w, int *out)
+/* An on/off word; a bad value leaves *out at its default, def. */
+static void on_off(const struct cmdline_word *w, int *out, const char *def)
 {
 	if (cmdline_value_is(w, "on"))
 		*out = 1;
 	else if (cmdline_value_is(w, "off"))
 		*out = 0;
 	else
-		bad(w, "on or off", "off");
+		bad(w, "on or off", def);
 }
 
 /* The one bad value the boot does not survive (options.fatal). */
@@ -171,12 +172,7 @@ void options_parse(const char *cmdline)
 			else
 				bad(&w, "aligned, staggered or both", "both");
 		} else if (cmdline_key_is(&w, "hourglass")) {
-			if (cmdline_value_is(&w, "on"))
-				options.hourglass = 1;
-			else if (cmdline_value_is(&w, "off"))
-				options.hourglass = 0;
-			else
-				bad(&w, "on or off", "on");
+			on_off(&w, &options.hourglass, "on");
 		} else if (cmdline_key_is(&w, "hourglass_ns")) {
 			number(&w, &options.hourglass_ns, HOURGLASS_NS_MIN,
 			       HOURGLASS_NS_MAX, "1000");
@@ -189,8 +185,10 @@ void options_parse(const char *cmdline)
 				options.trace = TRACE_EVENTS;
 			else
 				bad(&w, "on, off or events", "off");
+		} else if (cmdline_key_is(&w, "record")) {
+			on_off(&w, &options.record, "on");
 		} else if (cmdline_key_is(&w, "e9")) {
-			on_off(&w, &options.e9);
+			on_off(&w, &options.e9, "off");
 		} else if (cmdline_key_is(&w, "end")) {
 			if (cmdline_value_is(&w, "halt"))
 				options.end_halt = 1;
