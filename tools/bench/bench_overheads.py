@@ -46,8 +46,7 @@ MEMORY = "1G"
 PLANS = {
     "smoke": dict(plugins=["gedf"], grid=[(10, 2)], tcg_grid=[], slots=30),
     "quick": dict(plugins=["spd2", "gdq", "gedf", "pedf", "ngedf"],
-                  grid=[(10, 2), (50, 2), (50, 4)], tcg_grid=[(10, 2)],
-                  slots=40),
+                  grid=[(10, 2), (50, 4)], tcg_grid=[], slots=40),
     "full": dict(plugins=["pd2", "spd2", "gdq", "gedf", "pedf", "ngedf"],
                  grid=[(n, m) for m in (2, 4, 8, 16)
                        for n in (10, 25, 50, 100, 150, 200, 250)],
