@@ -16,11 +16,16 @@
 static int on;
 static uint64_t threshold;
 static volatile uint64_t step_p99[256];
+/* What each CPU's loop got and lost, kept apart from the trace so that a
+ * run without records (record=off) still has it. */
+static struct hourglass_account account[256];
 
 void hourglass_setup(int enabled, uint64_t threshold_cycles)
 {
 	on = enabled;
 	threshold = threshold_cycles;
+	for (unsigned k = 0; k < 256; k++)
+		account[k] = (struct hourglass_account){ 0 };
 }
 
 uint64_t hourglass_threshold(void)
@@ -84,6 +89,7 @@ void hourglass_idle(void)
 	 * switch count read before its first TSC stamp and the one read after
 	 * its last: an interrupt may come between a stamp and a read, so each
 	 * stamp is bracketed by two. */
+	struct hourglass_account *a = &account[this_cpu()->cpu & 255];
 	uint64_t seen = cs->switches;
 	uint64_t last = rdtsc();
 	irq_enable();
@@ -96,15 +102,26 @@ void hourglass_idle(void)
 		uint64_t now = rdtsc();
 		uint64_t after = cs->switches;
 		uint64_t d = now - last;
-		if (last >= from && d > threshold)
+		if (last >= from && d > threshold) {
 			trace_emit_at(now - (uint64_t)offset, TRACE_HOURGLASS_GAP,
 				      after == seen ? TRACE_F_GAP_PURE : 0,
 				      TRACE_NO_TASK, 0, last - (uint64_t)offset);
-		else if (last >= from)
+			if (after == seen) {
+				a->gaps++;
+				if (d > a->gap_max_cycles)
+					a->gap_max_cycles = d;
+			}
+		} else if (last >= from)
 			got += d;
 		seen = before;
 		last = now;
 	}
 	irq_disable();
+	a->got_cycles = got;
 	trace_emit(TRACE_HOURGLASS_TOTAL, 0, TRACE_NO_TASK, 0, got);
+}
+
+void hourglass_account_of(unsigned cpu, struct hourglass_account *out)
+{
+	*out = account[cpu & 255];
 }

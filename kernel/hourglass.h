@@ -31,4 +31,15 @@ uint64_t hourglass_threshold(void);
  * run's end has come here. Returns with interrupts off. */
 void hourglass_idle(void);
 
+/* CPU cpu's loop in the last run: the time it got, and its pure-overhead
+ * gaps (no switch inside) -- the numbers RESULT hourglass gives from the
+ * records, kept without them. */
+struct hourglass_account {
+	uint64_t got_cycles;
+	uint64_t gaps;
+	uint64_t gap_max_cycles;
+};
+
+void hourglass_account_of(unsigned cpu, struct hourglass_account *out);
+
 #endif

@@ -24,6 +24,7 @@ struct kernel_options options = {
 	.events = 1,
 	.hourglass_ns = 1000,
 	.trace = 0,
+	.record = 1,
 	.selftest = SELFTEST_NONE,
 };
 
@@ -187,6 +188,8 @@ void options_parse(const char *cmdline)
 				options.trace = TRACE_EVENTS;
 			else
 				bad(&w, "on, off or events", "off");
+		} else if (cmdline_key_is(&w, "record")) {
+			on_off(&w, &options.record);
 		} else if (cmdline_key_is(&w, "e9")) {
 			on_off(&w, &options.e9);
 		} else if (cmdline_key_is(&w, "end")) {

@@ -50,6 +50,7 @@ struct kernel_options {
 	int events;         /* sched=: a plugin that can runs at events */
 	uint64_t hourglass_ns;  /* a longer gap is time it did not get */
 	enum trace_mode trace;
+	int record;         /* sched=: write trace records during the run */
 	enum selftest selftest;
 	int e9;             /* echo the console to port 0xE9 (Bochs) */
 	int end_halt;       /* end=halt: stay on the last screen, no exit */

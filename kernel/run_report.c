@@ -8,6 +8,7 @@
 #include "bootmem.h"
 #include "clock_stats.h"
 #include "console.h"
+#include "hourglass.h"
 #include "options.h"
 #include "quantum_clock.h"
 #include "task.h"
@@ -109,16 +110,34 @@ static void print_schedule(const struct trace_stats *st,
 #define MS(us) (unsigned long long)((us) / 1000), \
 	(unsigned long long)((us) % 1000)
 
+/* What the task measured itself (its control page, untrusted): release
+ * latency, from its first instruction after sleep_next_period. */
+static void latency_keys(char *buf, size_t size, const struct task *t)
+{
+	const volatile struct rt_control *c = t->control;
+	uint64_t n = c->lat_count;
+	fmt_snprintf(buf, size, "lat_n=%llu lat_avg_ns=%llu lat_max_ns=%llu",
+		     (unsigned long long)n,
+		     (unsigned long long)(n ? c->lat_sum_ns / n : 0),
+		     (unsigned long long)c->lat_max_ns);
+}
+
+/* self_us straight from the control page, for a run without records. */
+static uint64_t self_us_unrecorded(const struct task *t)
+{
+	return trace_cycles_to_us(t->control->self_cycles, tsc.khz);
+}
+
+/* st NULL (record=off): only the columns that need no record. */
 static void print_tasks(const struct trace_stats *st,
 			const struct sched_plugin *plugin, void *s)
 {
-	uint64_t khz = st->p.tsc_khz;
+	uint64_t khz = tsc.khz;
 	kprintf("\n  %-12s %-15s %9s %6s %6s %12s %7s %10s %10s %7s\n", "task",
 		"work", "e/p", "jobs", "misses", "tardiness_us", "quanta",
 		"ran_ms", "self_ms", "state");
 	for (unsigned i = 0; i < ntasks; i++) {
 		const struct task *t = &tasks[i];
-		const struct trace_task_stats *x = &st->task[i];
 		struct sched_task_stats q = { 0 };
 		plugin->stats(s, i, &q);
 		char ep[24];
@@ -126,27 +145,57 @@ static void print_tasks(const struct trace_stats *st,
 			fmt_snprintf(ep, sizeof ep, "%u/%u", t->spec->e, t->spec->p);
 		else
 			fmt_snprintf(ep, sizeof ep, "w=%u", t->spec->weight);
-		uint64_t ran = trace_cycles_to_us(x->ran_cycles, khz);
-		uint64_t self = trace_cycles_to_us(x->self_cycles, khz);
-		kprintf("  %-12s %-15s %9s %6llu %6llu %12llu %7llu "
-			"%6llu.%03llu %6llu.%03llu %7s\n", t->name,
-			taskset_work_name(t->spec->work), ep,
-			(unsigned long long)x->jobs, (unsigned long long)x->misses,
-			(unsigned long long)trace_cycles_to_us(
-				x->max_tardiness_cycles, khz),
-			(unsigned long long)q.quanta, MS(ran), MS(self),
-			state_name(t));
+		kprintf("  %-12s %-15s %9s ", t->name,
+			taskset_work_name(t->spec->work), ep);
+		if (st) {
+			const struct trace_task_stats *x = &st->task[i];
+			uint64_t ran = trace_cycles_to_us(x->ran_cycles, khz);
+			uint64_t self = trace_cycles_to_us(x->self_cycles, khz);
+			kprintf("%6llu %6llu %12llu %7llu %6llu.%03llu "
+				"%6llu.%03llu %7s\n", (unsigned long long)x->jobs,
+				(unsigned long long)x->misses,
+				(unsigned long long)trace_cycles_to_us(
+					x->max_tardiness_cycles, khz),
+				(unsigned long long)q.quanta, MS(ran), MS(self),
+				state_name(t));
+		} else {
+			uint64_t self = self_us_unrecorded(t);
+			kprintf("%6s %6s %12s %7llu %10s %6llu.%03llu %7s\n", "-",
+				"-", "-", (unsigned long long)q.quanta, "-",
+				MS(self), state_name(t));
+		}
 	}
 	kprintf("\n");
-	char keys[256];
+	char keys[256], lat[96];
 	for (unsigned i = 0; i < ntasks; i++) {
 		const struct task *t = &tasks[i];
 		struct sched_task_stats q = { 0 };
 		plugin->stats(s, i, &q);
-		trace_stats_task_keys(keys, sizeof keys, st, i);
-		kprintf("RESULT task name=%s state=%s quanta=%llu %s work=%s\n",
+		if (st)
+			trace_stats_task_keys(keys, sizeof keys, st, i);
+		else
+			fmt_snprintf(keys, sizeof keys, "self_us=%llu",
+				     (unsigned long long)self_us_unrecorded(t));
+		latency_keys(lat, sizeof lat, t);
+		kprintf("RESULT task name=%s state=%s quanta=%llu %s %s work=%s\n",
 			t->name, state_name(t), (unsigned long long)q.quanta, keys,
-			taskset_work_name(t->spec->work));
+			lat, taskset_work_name(t->spec->work));
+	}
+}
+
+/* record=off: RESULT hourglass from the loop's own account; the gaps'
+ * median needs every gap, which only the records keep. */
+static void print_hourglass_unrecorded(unsigned cpus)
+{
+	for (unsigned k = 0; k < cpus; k++) {
+		struct hourglass_account a;
+		hourglass_account_of(k, &a);
+		kprintf("RESULT hourglass cpu=%u gaps=%llu gap_max_ns=%llu "
+			"got_us=%llu\n", k, (unsigned long long)a.gaps,
+			(unsigned long long)trace_cycles_to_ns(a.gap_max_cycles,
+							       tsc.khz),
+			(unsigned long long)trace_cycles_to_us(a.got_cycles,
+							       tsc.khz));
 	}
 }
 
@@ -173,14 +222,25 @@ static void print_task_output(void)
 void run_report(const struct sched_plugin *plugin, void *s,
 		const struct taskset *ts, unsigned cpus)
 {
-	record_self();
-	report_drops(cpus);
-	describe(plugin, ts, cpus, 0);
 	struct trace_stats st;
-	if (trace_stats_of_run(&st))
-		return;
+	const struct trace_stats *recorded = 0;
+	if (options.record) {
+		record_self();
+		report_drops(cpus);
+		describe(plugin, ts, cpus, 0);
+		if (trace_stats_of_run(&st))
+			return;
+		recorded = &st;
+	} else {
+		kprintf("trace: record=off: nothing was recorded, so there is no "
+			"executed schedule, no RESULT overhead line, RESULT task "
+			"has no jobs, misses, max_tardiness_us, ran_us or faults "
+			"and RESULT hourglass no gap_p50_ns (all come from the "
+			"records); the summary is the scheduler's own\n");
+	}
 	print_task_output();
-	print_schedule(&st, ts, cpus);
+	if (recorded)
+		print_schedule(recorded, ts, cpus);
 	struct capture summary = { bootmem_alloc(SUMMARY_MAX), 0, SUMMARY_MAX };
 	uint64_t misses = sched_report_summary(print_and_keep, &summary, plugin,
 					       s, ts, cpus, qclock_slots(),
@@ -195,11 +255,14 @@ void run_report(const struct sched_plugin *plugin, void *s,
 		qclock_staggered() ? "staggered" : "aligned",
 		(unsigned long long)misses, (unsigned long long)r.missed);
 	clock_stats_report(&r);
-	print_tasks(&st, plugin, s);
-	trace_print_results(&st);
+	print_tasks(recorded, plugin, s);
+	if (recorded)
+		trace_print_results(recorded);
+	else
+		print_hourglass_unrecorded(cpus);
 	kprintf("RESULT trace cycles_per_record=%llu\n",
 		(unsigned long long)trace_cost_cycles());
-	if (options.trace == TRACE_EVENTS) {
+	if (recorded && options.trace == TRACE_EVENTS) {
 		describe(plugin, ts, cpus, &summary);
 		trace_dump();
 	}

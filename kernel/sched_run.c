@@ -279,7 +279,9 @@ int sched_run(const struct sched_plugin *plugin, const char *file,
 		return -1;
 	}
 	trace_reset();
-	trace_enable(1);
+	/* record=off: the run without the records' cost; run_report prints
+	 * only what needs none. */
+	trace_enable(options.record);
 	jobs_setup(&ts, tasks, ntasks);
 	dispatch_setup(cpus, idle);
 	syscall_setup();

@@ -82,7 +82,7 @@ static int check_name(struct parser *p, const struct token *name)
 }
 
 static const char *const work_names[] = {
-	"spin", "writer", "backtest", "hourglass", "bad_kread",
+	"spin", "writer", "backtest", "hourglass", "latency", "bad_kread",
 	"bad_write_other", "bad_exec_data", "bad_div0", "bad_syscall_ptr",
 	"bad_ud", "bad_gp",
 };

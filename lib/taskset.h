@@ -18,6 +18,7 @@ enum task_work {
 	TASK_WORK_WRITER,
 	TASK_WORK_BACKTEST,
 	TASK_WORK_HOURGLASS,
+	TASK_WORK_LATENCY,
 	/* Misbehaving on purpose, for the tests (FORMATS.md section 7). */
 	TASK_WORK_BAD_KREAD,
 	TASK_WORK_BAD_WRITE_OTHER,

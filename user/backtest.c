@@ -25,6 +25,7 @@
  * measurement runs throughout, one step per iteration.
  */
 #include "lib/hourglass.h"
+#include "lib/measure.h"
 #include "lib/msg.h"
 #include "lib/rand.h"
 #include "lib/start.h"
@@ -40,30 +41,6 @@
 
 /* 2^64 / golden ratio: spreads task indices over the seed's bits. */
 #define SEED_SPREAD 0x9e3779b97f4a7c15ull
-
-/*
- * Nanoseconds since the run's epoch, as the kernel counts them, from a
- * TSC value: (tsc - epoch_tsc) * 10^6 / tsc_khz, split so that nothing
- * overflows. A TSC read on another CPU than the boot CPU is off by at most
- * RESULT tsc max_skew_cycles.
- */
-static uint64_t tsc_to_ns(volatile struct rt_control *ctl, uint64_t tsc)
-{
-	uint64_t khz = ctl->tsc_khz;
-	if (tsc <= ctl->epoch_tsc || khz == 0)
-		return 0;
-	uint64_t d = tsc - ctl->epoch_tsc;
-	return d / khz * 1000000 + d % khz * 1000000 / khz;
-}
-
-static void record(volatile uint64_t *count, volatile uint64_t *sum,
-		   volatile uint64_t *max, uint64_t v)
-{
-	*count += 1;
-	*sum += v;
-	if (v > *max)
-		*max = v;
-}
 
 static int64_t say_sleep_refused(int64_t rc)
 {
@@ -112,17 +89,16 @@ int64_t user_main(volatile struct rt_control *ctl)
 		ctl->iterations += n;
 		ctl->jobs_seen++;
 		uint64_t now = (uint64_t)sys_time();
-		record(&ctl->resp_count, &ctl->resp_sum_ns, &ctl->resp_max_ns,
-		       now > info.release_ns ? now - info.release_ns : 0);
+		measure_record(&ctl->resp_count, &ctl->resp_sum_ns,
+			       &ctl->resp_max_ns,
+			       now > info.release_ns ? now - info.release_ns : 0);
 
 		int64_t rc = sys_sleep_next_period();
 		uint64_t woke = cpu_rdtsc();
 		if (rc < 0)
 			return say_sleep_refused(rc);
 		sys_job_info(&info);
-		uint64_t woke_ns = tsc_to_ns(ctl, woke);
-		record(&ctl->lat_count, &ctl->lat_sum_ns, &ctl->lat_max_ns,
-		       woke_ns > info.release_ns ? woke_ns - info.release_ns : 0);
+		measure_release_latency(ctl, woke, info.release_ns);
 		hourglass_resume(&h);
 	}
 }

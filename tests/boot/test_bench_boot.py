@@ -1,7 +1,10 @@
 """The benchmarks that boot the ISO run end to end in smoke mode: the boot
 benchmark (one boot: an aligned and a staggered row), the clock under a
-scheduler (one spd2 boot on 2 CPUs) and bring-up against the CPU count (one
-boot each on 1 and 4 CPUs)."""
+scheduler (one spd2 boot on 2 CPUs), bring-up against the CPU count (one
+boot each on 1 and 4 CPUs), the kernel's overheads (one gedf boot of 10
+tasks on 2 CPUs: a row per event) and release latency (our side only: one
+boot of 50 samples per task; smoke mode fetches no Linux) and tracing's
+cost (a boot with records and one without)."""
 import subprocess
 import sys
 
@@ -14,6 +17,10 @@ from harness import ROOT
     ("boot", "boot.csv", ["tcg,2,0,", "tcg,2,0,"]),
     ("sched_clock", "sched_clock.csv", ["spd2,tcg,2,0,staggered,"]),
     ("bringup", "bringup.csv", ["tcg,1,0,", "tcg,4,0,"]),
+    ("overheads", "overheads.csv", ["gedf,2,10,"] * 3),
+    ("latency", "latency.csv", ["rtk,icount,2,2000,"]),
+    ("tracecost", "tracecost.csv", ["on,gedf,2,6,40,icount,",
+                                    "off,gedf,2,6,40,icount,"]),
 ])
 def test_booting_benchmark_smoke(iso, tmp_path, name, csv, first_cells):
     proc = subprocess.run(
@@ -25,3 +32,55 @@ def test_booting_benchmark_smoke(iso, tmp_path, name, csv, first_cells):
     assert len(rows) == len(first_cells), rows
     for row, start in zip(rows, first_cells):
         assert row.startswith(start), (row, start)
+
+
+# The columns the README and the plots rely on, written out here rather
+# than taken from the benchmarks.
+COLUMNS = {
+    "overheads": ("overheads.csv",
+                  "plugin,cpus,tasks,util,slots,timing,boundaries,event,n,"
+                  "p50_ns,p99_ns,max_ns,p50_cycles,p99_cycles,max_cycles,"
+                  "tsc_khz,boundary_missed"),
+    "latency": ("latency.csv",
+                "system,timing,threads,period_us,samples,min_ns,avg_ns,"
+                "max_ns,host_load"),
+    "tracecost": ("tracecost.csv",
+                  "record,plugin,cpus,tasks,slots,timing,self_us,ran_us,"
+                  "got_us,gaps,gap_max_ns,tick_p50_ns,cycles_per_record,"
+                  "host_load"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(COLUMNS))
+def test_task_benchmark_columns(tmp_path, name):
+    """The task-layer benchmarks' CSV columns and values: overheads one
+    row per event kind, each n > 0 and p50 <= p99 <= max (ns and cycles);
+    latency a positive average under its maximum."""
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "tools/bench/run_all.py"), "--mode",
+         "smoke", "--only", name, "--out", str(tmp_path)],
+        capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    csv, header = COLUMNS[name]
+    lines = (tmp_path / name / csv).read_text().splitlines()
+    assert lines[0] == header
+    rows = [dict(zip(header.split(","), l.split(","))) for l in lines[1:]]
+    assert rows
+    for r in rows:
+        if name == "overheads":
+            assert r["timing"] in ("icount", "tcg") and int(r["n"]) > 0, r
+            for unit in ("ns", "cycles"):
+                assert int(r[f"p50_{unit}"]) <= int(r[f"p99_{unit}"]) <= \
+                    int(r[f"max_{unit}"]), r
+        if name == "latency":
+            assert 0 < int(r["avg_ns"]) <= int(r["max_ns"]), r
+    if name == "overheads":
+        assert sorted(r["event"] for r in rows) == ["cxs", "sched", "tick"]
+    if name == "tracecost":
+        assert sorted(r["record"] for r in rows) == ["off", "on"]
+        for r in rows:
+            assert int(r["self_us"]) > 0 and int(r["got_us"]) > 0, r
+            assert int(r["cycles_per_record"]) > 0, r
+            # ran_us and the tick's overhead exist only with records.
+            assert (r["ran_us"] != "") == (r["record"] == "on"), r
+            assert (r["tick_p50_ns"] != "") == (r["record"] == "on"), r

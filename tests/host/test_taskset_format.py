@@ -134,7 +134,8 @@ def test_misbehaving_programs_of_formats_section_7_are_work_names(tmp_path):
 def test_near_miss_work_names_are_refused(tmp_path, value):
     rc, objs, err = check(tmp_path, f"task T1 e=1 p=2 work={value}\n")
     assert rc != 0 and objs == []
-    assert f"work={value}: not one of spin, writer, backtest, hourglass, bad_kread" in err
+    assert (f"work={value}: not one of spin, writer, backtest, hourglass, "
+            "latency, bad_kread") in err
 
 
 def test_limits_accepted(tmp_path):

@@ -119,6 +119,27 @@ def test_backtest_without_periods_or_array_says_why():
 
 
 # ---------------------------------------------------------------- start-up
+# ---------------------------------------------------------------- latency
+def test_latency_measures_every_release_after_a_sleep():
+    """A sample per return from sleep_next_period, none for the first job;
+    no other system call than the one job_info per sample."""
+    jobs = 5
+    r = user_run("latency", "--e", 1, "--p", 2, "--quantum-us", 500,
+                 "--jobs", jobs)
+    c = r["control"]
+    assert r["end"] == "jobs" and r["console"] == []
+    assert r["syscalls"] == {"sleep_next_period": jobs, "job_info": jobs - 1}
+    assert c["lat_count"] == jobs - 1 and c["jobs_seen"] == jobs
+    assert c["lat_max_ns"] * (jobs - 1) >= c["lat_sum_ns"]
+
+
+def test_latency_without_periods_says_why():
+    r = user_run("latency", "--e", 0, "--p", 0, "--weight", 3)
+    assert r["console"] == ["latency: sleep_next_period returned -22; a task "
+                            "without periods has no release to measure from"]
+    assert r["control"]["lat_count"] == 0
+
+
 def test_a_foreign_control_page_is_refused():
     r = user_run("spin", "--magic", 0x1234)
     assert (r["end"], r["code"]) == ("exit", 125)

@@ -1,0 +1,38 @@
+/*
+ * user/latency: work=latency, release latency and nothing else -- the
+ * counterpart of cyclictest's measuring thread (rt-tests), which sleeps to
+ * an absolute time and measures how late it woke. Each job here completes
+ * at once with RT_SYS_SLEEP_NEXT_PERIOD; the TSC read right after the call
+ * returns, minus the new job's release (RT_SYS_JOB_INFO), is one sample in
+ * lat_*. The first job is not a sample: nothing released it after a sleep.
+ * jobs_seen counts the jobs it began.
+ */
+#include "lib/cpu.h"
+#include "lib/measure.h"
+#include "lib/msg.h"
+#include "lib/start.h"
+#include "lib/sys.h"
+
+#define LATENCY_EXIT_SLEEP_REFUSED 2
+
+int64_t user_main(volatile struct rt_control *ctl)
+{
+	ctl->jobs_seen = 1;
+	for (;;) {
+		int64_t rc = sys_sleep_next_period();
+		uint64_t woke = cpu_rdtsc();
+		if (rc < 0) {
+			struct msg m;
+			msg_begin(&m, "latency: sleep_next_period returned -");
+			msg_dec(&m, (uint64_t)-rc);
+			msg_str(&m, "; a task without periods has no release to "
+				"measure from");
+			msg_send(&m);
+			return LATENCY_EXIT_SLEEP_REFUSED;
+		}
+		struct rt_job_info info;
+		sys_job_info(&info);
+		measure_release_latency(ctl, woke, info.release_ns);
+		ctl->jobs_seen++;
+	}
+}
