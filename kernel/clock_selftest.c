@@ -7,6 +7,7 @@
 #include "console.h"
 #include "quantum_clock.h"
 #include "smp.h"
+#include "trace.h"
 
 /* The epoch is this far after the start, so every CPU has armed its first
  * boundary before it comes. */
@@ -16,8 +17,9 @@ static uint64_t on_boundary(void *ctx, unsigned cpu, uint64_t slot,
 			    int missed, uint64_t entry)
 {
 	(void)ctx;
-	if (!missed)
-		clock_stats_record(cpu, slot, entry);
+	(void)cpu;
+	trace_emit_at(entry, TRACE_TICK_START, missed ? TRACE_F_TICK_MISSED : 0,
+		      TRACE_NO_TASK, 0, slot);
 	return slot + 1;
 }
 
@@ -42,9 +44,13 @@ int clock_selftest(int staggered, uint64_t slots, uint64_t quantum_us,
 	static const struct qclock_client client = { on_boundary, 0, 0, 0 };
 	unsigned m = smp.online;
 	qclock_prepare(staggered, slots, quantum_us, m, LEAD_US, &client);
-	clock_stats_begin();
+	if (clock_stats_begin())
+		return -1;
 	uint64_t timeout_us = LEAD_US + slots * quantum_us * 2 + 2000000;
-	if (smp_run_on_all(cpu_run, 0, timeout_us)) {
+	trace_enable(1);
+	unsigned late = smp_run_on_all(cpu_run, 0, timeout_us);
+	trace_enable(0);
+	if (late) {
 		for (unsigned k = 0; k < m; k++)
 			if (!qclock_cpu_done(k))
 				kprintf("quantum clock: cpu %u (APIC ID %u) stopped at "

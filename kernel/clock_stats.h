@@ -1,6 +1,7 @@
 /*
  * kernel/clock_stats: how well the quantum clock kept its boundaries in a
- * run -- the table for people and the `RESULT ticks` line. Aligned: the
+ * run -- the table for people and the `RESULT ticks` line -- from the
+ * boundary records of the trace (kernel/trace.h). Aligned: the
  * error of boundary i is its spread across CPUs; staggered: CPU k's
  * deviation from its ideal time T0 + i*Q + k*Q/M.
  */
@@ -17,14 +18,16 @@ struct clock_stats {
 	uint64_t seen_min, seen_max;    /* boundaries serviced, per CPU */
 	uint64_t err_min_ns, err_p50_ns, err_p99_ns, err_max_ns;
 	uint64_t samples;
+	int recorded;    /* the run wrote boundary records (not record=off) */
 };
 
-/* Room for the entry times of a run of the current quantum clock (after
- * qclock_prepare), cleared. */
-void clock_stats_begin(void);
-/* From the clock's boundary hook: CPU cpu took its boundary slot at entry
- * (boot-CPU TSC); a missed boundary is never recorded. */
-void clock_stats_record(unsigned cpu, uint64_t slot, uint64_t entry);
+/* Before a run of the current quantum clock (after qclock_prepare) that
+ * records nothing else: trace buffers with room for a boundary record
+ * (TRACE_TICK_START, docs/trace-format.md) per CPU and slot, emptied.
+ * Returns -1 after saying why when memory is short. The statistics below
+ * read those records, whoever wrote them (a scheduler's run writes them
+ * too, with its other events). */
+int clock_stats_begin(void);
 /* After the run. */
 void clock_stats_summarise(struct clock_stats *out);
 void clock_stats_report(const struct clock_stats *r);

@@ -234,9 +234,10 @@ void run_report(const struct sched_plugin *plugin, void *s,
 	} else {
 		kprintf("trace: record=off: nothing was recorded, so there is no "
 			"executed schedule, no RESULT overhead line, RESULT task "
-			"has no jobs, misses, max_tardiness_us, ran_us or faults "
-			"and RESULT hourglass no gap_p50_ns (all come from the "
-			"records); the summary is the scheduler's own\n");
+			"has no jobs, misses, max_tardiness_us, ran_us or faults, "
+			"RESULT hourglass no gap_p50_ns and RESULT ticks no "
+			"err_* (all come from the records); the summary is the "
+			"scheduler's own\n");
 	}
 	print_task_output();
 	if (recorded)

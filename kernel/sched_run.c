@@ -12,7 +12,6 @@
 #include "../lib/taskset.h"
 #include "../sched/driver.h"
 #include "bootmem.h"
-#include "clock_stats.h"
 #include "console.h"
 #include "cpu_wait.h"
 #include "dumpstate.h"
@@ -75,8 +74,6 @@ static uint64_t on_boundary(void *ctx, unsigned cpu, uint64_t slot,
 	trace_emit_at(entry, TRACE_TICK_START, missed ? TRACE_F_TICK_MISSED : 0,
 		      idx(cur), 0, slot);
 	uint64_t slots = qclock_slots();
-	if (!missed && slot < slots)
-		clock_stats_record(cpu, slot, entry);
 	dispatch_account(slot);
 	if (cpu == 0 && slot < slots)
 		jobs_boundary(slot, &next_event);
@@ -297,7 +294,6 @@ int sched_run(const struct sched_plugin *plugin, const char *file,
 	qclock_prepare(staggered, slots, quantum_us, cpus, LEAD_US, &client);
 	for (unsigned i = 0; i < ntasks; i++)
 		fill_control(&tasks[i]);
-	clock_stats_begin();
 	next_event = 0;
 
 	uint64_t timeout_us = LEAD_US + (slots + 1) * quantum_us * 2 + 2000000;

@@ -19,18 +19,25 @@ int trace_setup(unsigned cpus, uint32_t records_per_cpu)
 {
 	if (cpus > MAX_CPUS)
 		cpus = MAX_CPUS;
-	for (unsigned k = trace_ncpus; k < cpus; k++) {
-		trace_buf[k].rec = bootmem_alloc((uint64_t)records_per_cpu *
-						 sizeof(struct trace_rec));
-		if (!trace_buf[k].rec) {
-			kprintf("trace: no memory for %u records on each of "
-				"%u CPUs (%llu bytes left)\n", records_per_cpu,
-				cpus, (unsigned long long)bootmem_free_bytes());
-			return -1;
-		}
-		trace_buf[k].cap = records_per_cpu;
-		trace_ncpus = k + 1;
+	uint64_t bytes = (uint64_t)records_per_cpu * sizeof(struct trace_rec);
+	uint64_t need = 0;
+	for (unsigned k = 0; k < cpus; k++)
+		if (trace_buf[k].cap < records_per_cpu)
+			need += bytes + 64;
+	if (need > bootmem_free_bytes()) {
+		kprintf("trace: no memory for %u records on each of %u CPUs "
+			"(%llu bytes left)\n", records_per_cpu, cpus,
+			(unsigned long long)bootmem_free_bytes());
+		return -1;
 	}
+	for (unsigned k = 0; k < cpus; k++) {
+		if (trace_buf[k].cap >= records_per_cpu)
+			continue;
+		trace_buf[k].rec = bootmem_alloc(bytes);
+		trace_buf[k].cap = records_per_cpu;
+	}
+	if (cpus > trace_ncpus)
+		trace_ncpus = cpus;
 	return 0;
 }
 

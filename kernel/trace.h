@@ -46,8 +46,9 @@ struct trace_dump_info {
 
 extern struct trace_dump_info trace_header;
 
-/* Allocates records_per_cpu records for each of cpus CPUs (kernel/bootmem),
- * once. Returns -1 after saying why when memory is short. */
+/* Room for records_per_cpu records on each of cpus CPUs (kernel/bootmem):
+ * a buffer smaller than that is replaced. Returns -1 after saying why
+ * when memory is short. */
 int trace_setup(unsigned cpus, uint32_t records_per_cpu);
 /* Empties every buffer (counts, seq, dropped): call while none records. */
 void trace_reset(void);

@@ -52,6 +52,14 @@ def test_record_off_prints_what_needs_no_record(iso_with, tmp_path):
         assert r["state"] == "ok" and r["quanta"] == on_tasks[name]["quanta"]
         assert int(r["self_us"]) > 0, r
 
+    # The clock's error comes from the boundary records; the counts do not.
+    for t in off.results("ticks"):
+        assert set(t) == {"mode", "cpus", "quantum_us", "quanta", "missed",
+                          "seen_min", "seen_max"}, t
+    assert {k for t in on.results("ticks") for k in t} >= {
+        "err_min_us", "err_p50_us", "err_p99_us", "err_max_us"}
+    assert [(t["seen_min"], t["missed"]) for t in on.results("ticks")] == \
+        [(t["seen_min"], t["missed"]) for t in off.results("ticks")]
     for h in off.results("hourglass"):
         assert set(h) == {"cpu", "gaps", "gap_max_ns", "got_us"}, h
         assert int(h["got_us"]) > 0, h
