@@ -16,6 +16,8 @@
 /* How many slots a CPU's decisions may run ahead of the CPU: a CPU that
  * falls further behind (missed boundaries) takes the newest. */
 #define AHEAD 16
+/* decided_or_lock's answer: the slot was decided by another CPU. */
+#define DECIDED_ELSEWHERE (~0ull)
 
 struct answers {
 	uint64_t slot[AHEAD];      /* slot + 1; 0: empty */
@@ -188,11 +190,29 @@ static void boundary_at_events(uint64_t slot)
 	}
 }
 
+/* Slot *arg is decided (by another CPU), or the lock is ours. */
+static int decided_or_lock(void *arg)
+{
+	uint64_t slot = *(uint64_t *)arg;
+	if (__atomic_load_n(&dc.decided, __ATOMIC_ACQUIRE) > slot || dc.failed) {
+		*(uint64_t *)arg = DECIDED_ELSEWHERE;
+		return 1;
+	}
+	return got_lock(0);
+}
+
+/*
+ * The CPUs that reach slot t while another decides it wait for `decided`,
+ * not for the lock: at M = 128 each of them taking the lock in turn only
+ * to find its answer there, and waking every halted CPU at each unlock,
+ * cost O(M^2) wake-ups per slot. The decider wakes them all once.
+ */
 static void boundary_aligned(unsigned cpu, uint64_t slot)
 {
-	if (__atomic_load_n(&dc.decided, __ATOMIC_ACQUIRE) > slot || dc.failed)
+	uint64_t wait = slot;
+	cpu_wait_until(decided_or_lock, &wait);
+	if (wait == DECIDED_ELSEWHERE)
 		return;
-	lock();
 	if (dc.decided <= slot && dc.at_events) {
 		trace_emit(TRACE_SCHED_START, 0, TRACE_NO_TASK, 0, slot);
 		boundary_at_events(slot);
