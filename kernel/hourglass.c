@@ -4,6 +4,7 @@
 #include "../arch/x86/cpu.h"
 #include "../arch/x86/percpu.h"
 #include "../lib/sort.h"
+#include "bootmem.h"
 #include "dispatch.h"
 #include "quantum_clock.h"
 #include "trace.h"
@@ -15,7 +16,11 @@
 
 static int on;
 static uint64_t threshold;
-static volatile uint64_t step_p99[256];
+/* Per CPU of the run (hourglass_calibrate): CALIBRATION_STEPS steps each,
+ * and their 99th percentile. */
+static uint64_t *steps;
+static volatile uint64_t *step_p99;
+static unsigned calibrated_cpus;
 /* What each CPU's loop got and lost, kept apart from the trace so that a
  * run without records (record=off) still has it. */
 static struct hourglass_account account[256];
@@ -37,9 +42,10 @@ uint64_t hourglass_threshold(void)
 static void calibrate_cpu(void *arg)
 {
 	(void)arg;
-	static uint64_t steps[256][CALIBRATION_STEPS];
 	unsigned k = this_cpu()->cpu;
-	uint64_t *s = steps[k < 256 ? k : 255];
+	if (k >= calibrated_cpus)
+		return;
+	uint64_t *s = steps + (uint64_t)k * CALIBRATION_STEPS;
 	uint64_t last = rdtsc();
 	for (unsigned i = 0; i < CALIBRATION_STEPS; i++) {
 		cpu_relax();
@@ -48,16 +54,22 @@ static void calibrate_cpu(void *arg)
 		last = now;
 	}
 	sort_u64(s, CALIBRATION_STEPS);
-	step_p99[k < 256 ? k : 255] = percentile_u64(s, CALIBRATION_STEPS, 99);
+	step_p99[k] = percentile_u64(s, CALIBRATION_STEPS, 99);
 }
 
 uint64_t hourglass_calibrate(unsigned cpus,
 			     unsigned (*run_on_all)(void (*)(void *), void *,
 						    uint64_t))
 {
+	if (cpus > calibrated_cpus) {
+		steps = bootmem_alloc((uint64_t)cpus * CALIBRATION_STEPS *
+				      sizeof *steps);
+		step_p99 = bootmem_alloc(cpus * sizeof *step_p99);
+		calibrated_cpus = cpus;
+	}
 	run_on_all(calibrate_cpu, 0, 1000000);
 	uint64_t worst = 0;
-	for (unsigned k = 0; k < cpus && k < 256; k++)
+	for (unsigned k = 0; k < cpus; k++)
 		if (step_p99[k] > worst)
 			worst = step_p99[k];
 	if (GAP_STEPS * worst > threshold)

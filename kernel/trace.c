@@ -10,19 +10,17 @@
 #define COST_RECORDS 256
 #define COST_ROUNDS 15
 
-struct trace_buf trace_buf[MAX_CPUS];
+struct trace_buf *trace_buf;
 unsigned trace_ncpus;
 volatile int trace_on;
 struct trace_dump_info trace_header;
 
 int trace_setup(unsigned cpus, uint32_t records_per_cpu)
 {
-	if (cpus > MAX_CPUS)
-		cpus = MAX_CPUS;
 	uint64_t bytes = (uint64_t)records_per_cpu * sizeof(struct trace_rec);
 	uint64_t need = 0;
 	for (unsigned k = 0; k < cpus; k++)
-		if (trace_buf[k].cap < records_per_cpu)
+		if (k >= trace_ncpus || trace_buf[k].cap < records_per_cpu)
 			need += bytes + 64;
 	if (need > bootmem_free_bytes()) {
 		kprintf("trace: no memory for %u records on each of %u CPUs "
@@ -30,14 +28,21 @@ int trace_setup(unsigned cpus, uint32_t records_per_cpu)
 			(unsigned long long)bootmem_free_bytes());
 		return -1;
 	}
+	if (cpus > trace_ncpus) {
+		/* Sized for the CPUs of the run, not MAX_CPUS; before any
+		 * record, so no CPU writes the old array while it is copied. */
+		struct trace_buf *bufs = bootmem_alloc(cpus * sizeof *bufs);
+		for (unsigned k = 0; k < trace_ncpus; k++)
+			bufs[k] = trace_buf[k];
+		trace_buf = bufs;
+		trace_ncpus = cpus;
+	}
 	for (unsigned k = 0; k < cpus; k++) {
 		if (trace_buf[k].cap >= records_per_cpu)
 			continue;
 		trace_buf[k].rec = bootmem_alloc(bytes);
 		trace_buf[k].cap = records_per_cpu;
 	}
-	if (cpus > trace_ncpus)
-		trace_ncpus = cpus;
 	return 0;
 }
 
@@ -81,14 +86,14 @@ static void *stats_alloc(void *ctx, size_t size)
 
 int trace_stats_of_run(struct trace_stats *st)
 {
-	static const struct trace_rec *rec[MAX_CPUS];
-	static uint32_t n[MAX_CPUS];
 	const struct trace_params *p = &trace_header.p;
-	for (unsigned k = 0; k < p->cpus && k < MAX_CPUS; k++) {
+	const struct trace_rec **rec = bootmem_alloc(p->cpus * sizeof *rec);
+	uint32_t *n = bootmem_alloc(p->cpus * sizeof *n);
+	for (unsigned k = 0; k < p->cpus; k++) {
 		uint64_t dropped;
 		rec[k] = trace_records(k, &n[k], &dropped);
 	}
-	if (p->cpus > MAX_CPUS || trace_stats_compute(st, p, rec, n, stats_alloc,
+	if (trace_stats_compute(st, p, rec, n, stats_alloc,
 						      0)) {
 		kprintf("trace: cannot compute the run's statistics (%u CPUs, "
 			"%llu bytes of memory left)\n", p->cpus,

@@ -31,7 +31,7 @@ struct trace_buf {
 	volatile uint64_t dropped;
 } __attribute__((aligned(64)));
 
-extern struct trace_buf trace_buf[MAX_CPUS];
+extern struct trace_buf *trace_buf;    /* trace_ncpus of them */
 extern unsigned trace_ncpus;
 extern volatile int trace_on;
 
