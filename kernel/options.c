@@ -1,6 +1,7 @@
 /* kernel/options: the kernel command line (FORMATS.md section 4). */
 #include "options.h"
 
+#include "../arch/x86/percpu.h"
 #include "../lib/cmdline.h"
 #include "../lib/fmt.h"
 #include "../lib/parse_num.h"
@@ -13,6 +14,7 @@
 #define SPIN_US_MAX 1000000
 #define HOURGLASS_NS_MIN 50
 #define HOURGLASS_NS_MAX 1000000
+#define LATE_US_MAX 1000000
 
 struct kernel_options options = {
 	.quantum_us = 1000,
@@ -104,6 +106,29 @@ static void dumpstate_word(const struct cmdline_word *w)
 	}
 	options.dumpstate = DUMPSTATE_SLOT;
 	options.dumpstate_slot = slot;
+}
+
+/* late_boundary=CPU:SLOT:US, each a number. */
+static void late_word(const struct cmdline_word *w)
+{
+	static const uint64_t max[3] = { MAX_CPUS - 1, SLOTS_MAX, LATE_US_MAX };
+	uint64_t v[3];
+	const char *s = w->value, *end = w->value + w->value_len;
+	for (unsigned i = 0; i < 3; i++) {
+		const char *e = s;
+		while (e < end && *e != ':')
+			e++;
+		if ((e == end) != (i == 2) ||
+		    parse_u64(s, (size_t)(e - s), max[i], &v[i]) != PARSE_NUM_OK) {
+			bad(w, "CPU:SLOT:US: a CPU, a slot, at most 1000000 us",
+			    "none");
+			return;
+		}
+		s = e + 1;
+	}
+	options.late_cpu = (unsigned)v[0];
+	options.late_slot = v[1];
+	options.late_us = v[2];
 }
 
 /* A parameter some plugin lists (sched= may come later on the line): its
@@ -212,6 +237,8 @@ void options_parse(const char *cmdline)
 			gdb_word(&w);
 		} else if (cmdline_key_is(&w, "dumpstate")) {
 			dumpstate_word(&w);
+		} else if (cmdline_key_is(&w, "late_boundary")) {
+			late_word(&w);
 		} else if (cmdline_key_is(&w, "sched")) {
 			const struct sched_plugin *p = 0;
 			for (unsigned i = 0; i < sched_nplugins && !p; i++)

@@ -57,6 +57,10 @@ struct kernel_options {
 	enum gdb_mode gdb;
 	enum dumpstate_when dumpstate;
 	uint64_t dumpstate_slot;
+	/* late_boundary=CPU:SLOT:US: CPU's boundary SLOT is handled US
+	 * microseconds late (kernel/quantum_clock.c); late_us 0: none. */
+	unsigned late_cpu;
+	uint64_t late_slot, late_us;
 	/* Scheduler parameters (gdq_T=40 ...), handed to the plugin. */
 	struct sched_param params[8];
 	unsigned nparams;

@@ -6,7 +6,9 @@
 #include "../arch/x86/tsc.h"
 #include "../drivers/apic/lapic.h"
 #include "bootmem.h"
+#include "console.h"
 #include "gdbstub.h"
+#include "options.h"
 
 #define APIC_CALIBRATION_US 10000
 
@@ -33,6 +35,7 @@ static struct {
 	struct qclock_client client;
 	struct clock_cpu *cpu;
 	unsigned cpu_capacity;
+	uint64_t late_cycles;     /* late_boundary=: 0, or its delay */
 } qclock;
 
 int qclock_deadline_mode(void)
@@ -163,6 +166,14 @@ static uint64_t want(uint64_t slot, uint64_t asked)
 	return asked < qclock.limit ? asked : qclock.limit;
 }
 
+/* late_boundary=: this boundary is handled as if an SMI or a long interrupt
+ * held the CPU; PAUSE keeps an emulator's round robin going meanwhile. */
+static void handle_late(uint64_t entry)
+{
+	while (rdtsc() - entry < qclock.late_cycles)
+		cpu_relax();
+}
+
 static void on_timer(struct trap_frame *f)
 {
 	uint64_t now = rdtsc();
@@ -177,6 +188,9 @@ static void on_timer(struct trap_frame *f)
 	uint64_t bsp_now = now - (uint64_t)percpu[k].tsc_offset;
 	if (i < qclock.slots)
 		c->serviced++;
+	if (qclock.late_cycles && k == options.late_cpu &&
+	    i == options.late_slot)
+		handle_late(now);
 	i = want(i, qclock.client.boundary(qclock.client.ctx, k, i, 0, bsp_now));
 	/* Boundaries that passed while this one was handled were never
 	 * serviced: count them, never skip them silently. */
@@ -217,6 +231,11 @@ void qclock_prepare(int staggered, uint64_t slots, uint64_t quantum_us,
 	qclock.sub_whole = quantum_us * tsc.khz / qclock.sub_den;
 	qclock.sub_rem = quantum_us * tsc.khz % qclock.sub_den;
 	qclock.t0 = qclock_now() + tsc_from_us(lead_us);
+	qclock.late_cycles = tsc_from_us(options.late_us);
+	if (options.late_us && options.late_cpu >= cpus)
+		kprintf("quantum clock: late_boundary=%u:...: there is no CPU %u "
+			"(%u CPUs); no boundary is late\n", options.late_cpu,
+			options.late_cpu, cpus);
 }
 
 void qclock_cpu_start(uint64_t first)
