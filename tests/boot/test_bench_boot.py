@@ -1,7 +1,8 @@
 """The benchmarks that boot the ISO run end to end in smoke mode: the boot
 benchmark (one boot: an aligned and a staggered row), the clock under a
 scheduler (one spd2 boot on 2 CPUs), bring-up against the CPU count (one
-boot each on 1 and 4 CPUs), the kernel's overheads (one gedf boot of 10
+boot each on 1 and 4 CPUs), the clock at scale (one boot on 4 CPUs: an
+aligned and a staggered row), the kernel's overheads (one gedf boot of 10
 tasks on 2 CPUs: a row per event) and release latency (our side only: one
 boot of 50 samples per task; smoke mode fetches no Linux) and tracing's
 cost (a boot with records and one without)."""
@@ -21,6 +22,8 @@ from harness import ROOT
     ("latency", "latency.csv", ["rtk,icount,2,2000,"]),
     ("tracecost", "tracecost.csv", ["on,gedf,2,6,40,icount,",
                                     "off,gedf,2,6,40,icount,"]),
+    ("clock_scale", "clock_scale.csv", ["none,tcg,4,0,aligned,",
+                                        "none,tcg,4,0,staggered,"]),
 ])
 def test_booting_benchmark_smoke(iso, tmp_path, name, csv, first_cells):
     proc = subprocess.run(

@@ -6,16 +6,15 @@ virtual time under -icount, issue 10 item 3) --; the aligned spread and
 staggered deviation percentiles, under plain TCG and under -icount."""
 import pathlib
 import statistics
-import subprocess
 import sys
 import tempfile
 
-from benchlib import print_table, pyplot, write_csv
+from benchlib import ensure_iso, print_table, pyplot, write_csv
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent.parent
 sys.path.insert(0, str(ROOT / "tests" / "boot"))
 
-from harness import (ISO, host_tsc_mhz, icount_tsc_mhz, make_iso,  # noqa: E402
+from harness import (host_tsc_mhz, icount_tsc_mhz, make_iso,  # noqa: E402
                      qemu, tsc_error_ppm)
 
 NEEDS_ISO = True
@@ -33,8 +32,7 @@ PLANS = {
 
 def run(mode, outdir):
     plan = PLANS[mode]
-    if not ISO.exists():
-        subprocess.run(["make", "-C", str(ROOT), "iso"], check=True)
+    ensure_iso()
     with tempfile.TemporaryDirectory() as tmp:
         iso = make_iso(pathlib.Path(tmp) / "bench.iso",
                        cmdline=f"slots={plan['slots']}")

@@ -12,17 +12,16 @@ guest's instructions, not the host's load."""
 import os
 import pathlib
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
 
-from benchlib import print_table, pyplot, write_csv
+from benchlib import ensure_iso, print_table, pyplot, write_csv
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent.parent
 sys.path.insert(0, str(ROOT / "tests" / "boot"))
 
-from harness import ISO, make_iso, qemu  # noqa: E402
+from harness import make_iso, qemu  # noqa: E402
 
 NEEDS_ISO = True
 ICOUNT = "shift=3,sleep=off"
@@ -67,8 +66,7 @@ def linear_fit(xs, ys):
 
 def run(mode, outdir):
     plan = PLANS[mode]
-    if not ISO.exists():
-        subprocess.run(["make", "-C", str(ROOT), "iso"], check=True)
+    ensure_iso()
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         iso = make_iso(pathlib.Path(tmp) / "bench.iso", cmdline=CMDLINE)

@@ -5,13 +5,12 @@ CPU takes its turn in boundary order, so this is the cost of that
 serialisation on top of the bare clock of the boot benchmark."""
 import pathlib
 import statistics
-import subprocess
 import tempfile
 
-from benchlib import print_table, pyplot, write_csv
+from benchlib import ensure_iso, print_table, pyplot, write_csv
 
 import bench_boot
-from harness import ISO, make_iso, qemu
+from harness import make_iso, qemu
 
 ROOT = bench_boot.ROOT
 NEEDS_ISO = True
@@ -29,8 +28,7 @@ PLANS = {
 
 def run(mode, outdir):
     plan = PLANS[mode]
-    if not ISO.exists():
-        subprocess.run(["make", "-C", str(ROOT), "iso"], check=True)
+    ensure_iso()
     tasks = ROOT / "tasks" / "default.tasks"
     rows = []
     with tempfile.TemporaryDirectory() as tmp:

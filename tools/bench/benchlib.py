@@ -16,6 +16,15 @@ def host_tool(name):
     return path
 
 
+def ensure_iso():
+    """build/kernel.iso, made first if it is missing (the benchmarks that
+    boot)."""
+    iso = ROOT / "build" / "kernel.iso"
+    if not iso.exists():
+        subprocess.run(["make", "-C", str(ROOT), "iso"], check=True)
+    return iso
+
+
 def print_table(headers, rows, title=None):
     """Prints rows (lists) under headers, columns right-aligned."""
     cells = [[str(h) for h in headers]] + [[fmt(c) for c in r] for r in rows]
