@@ -1,6 +1,7 @@
 """A QEMU machine with a GDB stub to attach to -- QEMU's own (halted at the
 reset vector) or the kernel's (COM2 on a TCP socket) -- and GDB in batch
 mode with the kernel's symbols and tools/gdb/rtk.py."""
+import fractions
 import pathlib
 import re
 import socket
@@ -115,3 +116,25 @@ def between(text, begin, end):
     lines = text.splitlines()
     i = lines.index(begin)
     return lines[i + 1:lines.index(end, i + 1)]
+
+
+def lag_problems(lines, taskset, slots, results):
+    """`rtk tasks`' lag lines ("lag at=T", "lag NAME L") after a Pfair
+    run of `slots` slots on a set without events, against the executed
+    schedule: lag = w (slots - phase) minus the quanta the task ran
+    (results: RESULT task lines by name). [] when all agree."""
+    spec = {m[0]: (int(m[1]), int(m[2]), int(m[3] or 0)) for m in re.findall(
+        r"^task (\S+) e=(\d+) p=(\d+)(?:.*phase=(\d+))?", taskset, re.M)}
+    if not lines or lines[0] != f"lag at={slots}":
+        return [f"no 'lag at={slots}' first: {lines[:1]}"]
+    out = []
+    for line in lines[1:]:
+        _, name, lag = line.split()
+        e, p, phase = spec[name]
+        want = fractions.Fraction((slots - phase) * e -
+                                  int(results[name]["quanta"]) * p, p)
+        if fractions.Fraction(lag) != want:
+            out.append(f"{line}: want {want}")
+    if len(lines) != len(spec) + 1:
+        out.append(f"{len(lines) - 1} lag lines for {len(spec)} tasks")
+    return out
