@@ -24,9 +24,9 @@ def free_port():
 class Machine:
     """QEMU booting iso with smp CPUs. stub="qemu": halted, QEMU's stub on
     self.port. stub="kernel": COM2 is a TCP server on self.port, for the
-    kernel's stub (boot it with gdb=...)."""
+    kernel's stub (boot it with gdb=...). cpu: QEMU's -cpu model."""
 
-    def __init__(self, iso, stub, smp=4, icount=None):
+    def __init__(self, iso, stub, smp=4, icount=None, cpu=None):
         self.tmp = tempfile.TemporaryDirectory()
         self.serial = pathlib.Path(self.tmp.name) / "serial.log"
         self.port = free_port()
@@ -41,6 +41,8 @@ class Machine:
                     f"tcp:127.0.0.1:{self.port},server=on,wait=off"]
         if icount:
             cmd += ["-icount", icount]
+        if cpu:
+            cmd += ["-cpu", cpu]
         self.proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL,
                                      stderr=subprocess.PIPE)
         self.wait_listening()

@@ -5,7 +5,7 @@ import importlib
 
 from . import base
 
-MODULES = ("cpus", "pfair", "gdq", "edf", "clock", "tasks")
+MODULES = ("cpus", "pfair", "gdq", "edf", "clock", "tasks", "trace")
 
 
 def register():
