@@ -119,3 +119,63 @@ def test_tasks_threads_control_page_and_trace(iso_with, tmp_path):
         decode(console, tmp_path / "from_console")
     assert json.loads(decode(saved, tmp_path / "again").splitlines()[-1])[
         "summary"]["tasks"].keys() == set(names)
+
+
+# H counts its loop in its control page (user/hourglass.c), the others
+# never write theirs.
+RING3_SET = SET.replace("task H e=1 p=4", "task H e=1 p=4 work=hourglass")
+
+
+def test_ring3_stops_are_gdbs_and_a_tasks_own_traps_kill_it(iso_with,
+                                                           tmp_path):
+    """A watchpoint on the control page's iteration count (the same user
+    address in every task) stops the machine in ring 3 when H writes it:
+    the CPU's registers are H's (user CS and SS, GS base 0) and its thread
+    is named H. The trap flag then set in H's frame is H's own: the #DB it
+    takes in ring 3 kills H (kernel/task_kill.c) instead of stopping, and
+    the run goes on to its end."""
+    f = tmp_path / "set.tasks"
+    f.write_text(RING3_SET)
+    # Long quanta: virtual time runs on while the stub waits for GDB, and
+    # H must still have slots after the stop.
+    iso = iso_with(f"sched=spd2 slots={SLOTS} quantum_us=100000 gdb=wait",
+                   tasks=f)
+    m = Machine(iso, "kernel", cpu="max", icount="shift=3,sleep=off")
+    try:
+        m.wait_for(r"^gdb: waiting for GDB on COM2")
+        # Set at the boot's stop, before any task exists: the address
+        # is no one's yet (GDB cannot read its value), the debug registers
+        # take it all the same.
+        out, err = gdb_batch(m.port, f"""
+awatch -l ((struct rt_control *){RT_CONTROL:#x})->iterations
+continue
+python
+th = gdb.selected_thread()
+name = gdb.execute("info threads", to_string=True)
+print("RING3 thread=%d cs=%#x ss=%#x gs_base=%#x" % (
+      th.num, int(gdb.parse_and_eval("$cs")), int(gdb.parse_and_eval("$ss")),
+      int(gdb.parse_and_eval("$gs_base"))))
+print(name)
+end
+delete
+set var $eflags = $eflags | 0x100
+continue
+""")
+        boot = m.finish()
+    finally:
+        m.kill()
+    text = out + err
+    assert boot.passed, boot.tail() + text
+    r = re.search(r"^RING3 thread=(\d+) cs=(\S+) ss=(\S+) gs_base=(\S+)$",
+                  out, re.M)
+    assert r, text
+    assert int(r[2], 16) & 3 == 3 and int(r[3], 16) & 3 == 3, r[0]
+    assert int(r[4], 16) == 0, r[0]
+    assert re.search(rf"^\*\s+{r[1]}\s+Thread {r[1]} \(cpu \d+: H\)", out,
+                     re.M), text
+    # GDB saw no stop after the watchpoint's: the step was H's.
+    assert "SIGTRAP" not in text, text
+    h = {x["name"]: x for x in boot.results("task")}["H"]
+    assert h["state"] == "killed", (h, text)
+    assert re.search(r"task H killed: exception 1 \(#DB\) rip=0x",
+                     boot.serial), boot.tail()
