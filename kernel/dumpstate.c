@@ -6,11 +6,51 @@
 #include "console.h"
 #include "options.h"
 #include "quantum_clock.h"
+#include "task.h"
 
 static void print_line(void *ctx, const char *line)
 {
 	(void)ctx;
 	kprintf("STATE %s\n", line);
+}
+
+/* A CPU number of task's two views, or "-". */
+static const char *cpu_of(int cpu, char *buf, size_t size)
+{
+	if (cpu == TASK_NONE)
+		return "-";
+	fmt_snprintf(buf, size, "%d", cpu);
+	return buf;
+}
+
+/* Each task's record (kernel/task.h) and its current job (kernel/jobs.h):
+ * job `done`'s release and deadline slots, or "-" for a task without
+ * periodic jobs. */
+static void print_tasks(void)
+{
+	static const char *const states[] = {
+		[TASK_OK] = "ok", [TASK_KILLED] = "killed",
+		[TASK_EXITED] = "exited",
+	};
+	for (unsigned i = 0; i < ntasks; i++) {
+		const struct task *t = &tasks[i];
+		const struct task_jobs *j = &t->jobs;
+		char linked[12], sched[12], rel[24] = "-", dl[24] = "-";
+		if (j->periodic) {
+			fmt_snprintf(rel, sizeof rel, "%llu", (unsigned long long)
+				     jobs_release_slot(t, j->done));
+			fmt_snprintf(dl, sizeof dl, "%llu", (unsigned long long)
+				     jobs_deadline_slot(t, j->done));
+		}
+		kprintf("STATE task %s state=%s sleeping=%d linked=%s "
+			"scheduled=%s released=%llu done=%llu ran=%llu "
+			"release=%s deadline=%s\n", t->name, states[t->state],
+			t->sleeping, cpu_of(t->linked_on, linked, sizeof linked),
+			cpu_of(t->scheduled_on, sched, sizeof sched),
+			(unsigned long long)j->released,
+			(unsigned long long)j->done, (unsigned long long)j->ran,
+			rel, dl);
+	}
 }
 
 void dumpstate_print(const struct sched_driver *d, const char *when,
@@ -25,6 +65,8 @@ void dumpstate_print(const struct sched_driver *d, const char *when,
 			(unsigned long long)qclock_cpu_serviced(k),
 			(unsigned long long)qclock_cpu_missed(k),
 			(unsigned long long)qclock_cpu_next(k), qclock_cpu_done(k));
+	if (with_clock)
+		print_tasks();
 	kprintf("STATE end\n");
 }
 

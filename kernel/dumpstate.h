@@ -2,7 +2,8 @@
  * kernel/dumpstate: the kernel word dumpstate=SLOT|end prints the running
  * plugin's state (its dump(), sched/sched.h) as `STATE ...` lines -- after
  * every CPU has decided slot SLOT, or after the run together with the
- * quantum clock's per-CPU counters. The tests break on dumpstate_print
+ * quantum clock's per-CPU counters and each task's record and current job
+ * (at a slot the other CPUs change those as GDB or the print reads them). The tests break on dumpstate_print
  * and compare GDB's `rtk` commands (tools/gdb) with what it then prints.
  */
 #ifndef KERNEL_DUMPSTATE_H

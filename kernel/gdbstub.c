@@ -23,6 +23,16 @@
  * Debug registers are per CPU and only the CPU itself can load them: Z1-Z4
  * change a shared copy and its generation; every CPU loads the copy when
  * it leaves the stub with a generation it has not loaded.
+ *
+ * Memory is the talker's address space: the kernel's, and the task's own
+ * pages when the talker stopped with a task's CR3 loaded (in ring 3, in a
+ * system call, or in an interrupt taken from either). With CR4.SMAP on,
+ * the stub's accesses to those pages run with EFLAGS.AC set.
+ *
+ * Ring 3 is the task's: a #BP or #DB taken there is the task layer's
+ * (kernel/task_kill.c), unless GDB caused it -- one of its hardware
+ * breakpoints or watchpoints, or a step it asked for -- which stops the
+ * machine with the task's registers in the frame.
  */
 #include "gdbstub.h"
 
@@ -38,6 +48,7 @@
 #include "bootmem.h"
 #include "console.h"
 #include "options.h"
+#include "task_kill.h"
 
 #define STUB_PORT UART_COM2
 #define INT3 0xcc
@@ -54,6 +65,10 @@
 #define SIG_FPE 8
 #define SIG_BUS 10
 #define SIG_SEGV 11
+
+/* SDM vol. 3, 2.5: CR4.SMAP; 2.3: EFLAGS.AC, which lifts it for the
+ * supervisor's data accesses (4.6.1). */
+#define CR4_SMAP (1ull << 21)
 
 /* Why a CPU enters the stub. */
 enum stop_kind {
@@ -215,6 +230,26 @@ static struct sw_break *sw_find(uint64_t addr)
 	return 0;
 }
 
+/* Opens the supervisor's access to user pages for the stub's own reads
+ * and writes (SMAP, SDM vol. 3, 4.6.1): STAC, but only where CR4.SMAP is
+ * on -- STAC is #UD on a CPU without SMAP. Interrupts are off in the stub,
+ * so AC stays set only for these accesses. */
+static int user_access_open(void)
+{
+	uint64_t cr4;
+	__asm__ volatile("mov %%cr4, %0" : "=r"(cr4));
+	if (!(cr4 & CR4_SMAP))
+		return 0;
+	__asm__ volatile("stac" ::: "memory", "cc");
+	return 1;
+}
+
+static void user_access_close(int opened)
+{
+	if (opened)
+		__asm__ volatile("clac" ::: "memory", "cc");
+}
+
 /* Bytes readable from addr, up to n, page by page. */
 static size_t readable(uint64_t addr, size_t n)
 {
@@ -235,19 +270,23 @@ static size_t stub_read_mem(void *ctx, uint64_t addr, uint8_t *buf,
 {
 	(void)ctx;
 	n = readable(addr, n);
+	int opened = user_access_open();
 	for (size_t i = 0; i < n; i++) {
 		struct sw_break *b = sw_find(addr + i);
 		buf[i] = b ? b->saved : ((const volatile uint8_t *)addr)[i];
 	}
+	user_access_close(opened);
 	return n;
 }
 
 static void poke(uint64_t addr, uint8_t v)
 {
+	int opened = user_access_open();
 	if (debug_probe(addr) == DEBUG_READ_WRITE)
 		*(volatile uint8_t *)addr = v;
 	else
 		debug_write_protected((void *)addr, &v, 1);
+	user_access_close(opened);
 }
 
 static int stub_write_mem(void *ctx, uint64_t addr, const uint8_t *buf,
@@ -272,11 +311,12 @@ static int sw_insert(uint64_t addr)
 		return GDB_RSP_OK;
 	if (readable(addr, 1) != 1)
 		return GDB_RSP_ERROR;
+	uint8_t saved;
+	stub_read_mem(0, addr, &saved, 1);
 	for (unsigned i = 0; i < MAX_SW_BREAKS; i++) {
 		if (sw[i].used)
 			continue;
-		sw[i] = (struct sw_break){ addr, *(volatile uint8_t *)addr, 1,
-					   0 };
+		sw[i] = (struct sw_break){ addr, saved, 1, 0 };
 		poke(addr, INT3);
 		return GDB_RSP_OK;
 	}
@@ -442,7 +482,9 @@ static uint64_t read_seg(int which)
 }
 
 /* The selectors and bases are the CPU's own, read in the stub: the trap
- * entry (arch/x86/isr.asm) changes none of them. */
+ * entry (arch/x86/isr.asm) changes none of them but the GS base, which it
+ * swaps on an entry from ring 3 -- the task's is then in
+ * IA32_KERNEL_GS_BASE (SDM vol. 2, SWAPGS). */
 static void publish(struct stub_cpu *c, struct trap_frame *f)
 {
 	c->frame = f;
@@ -451,7 +493,8 @@ static void publish(struct stub_cpu *c, struct trap_frame *f)
 	c->fs = read_seg(2);
 	c->gs = read_seg(3);
 	c->fs_base = rdmsr(MSR_FS_BASE);
-	c->gs_base = rdmsr(MSR_GS_BASE);
+	c->gs_base = rdmsr(trap_from_user(f) ? MSR_KERNEL_GS_BASE :
+						MSR_GS_BASE);
 }
 
 /* A single step ends (its #DB) or is overtaken by another CPU's stop: the
@@ -684,6 +727,11 @@ static void self_trap(enum stop_kind kind)
 
 static void on_breakpoint(struct trap_frame *f)
 {
+	if (trap_from_user(f)) {
+		/* A task's own int3: GDB plants none in ring-3 code. */
+		task_on_user_fault(f);
+		return;
+	}
 	struct stub_cpu *c = &cpus[me()];
 	struct gdb_rsp_stop why = { me() + 1, SIG_TRAP, GDB_RSP_STOP_SIGNAL, 0 };
 	enum stop_kind kind = c->self_trap;
@@ -736,8 +784,16 @@ static void on_debug(struct trap_frame *f)
 		return;
 	}
 	struct gdb_rsp_stop why = { me() + 1, SIG_TRAP, GDB_RSP_STOP_SIGNAL, 0 };
+	int gdbs = (dr6 & DR6_BS) && c->stepping;
 	if (dr6 & DR6_BS)
 		end_step(c, f);
+	for (unsigned i = 0; i < DEBUG_SLOTS; i++)
+		gdbs |= (dr6 & DR6_B(i)) && hw[i].used;
+	if (trap_from_user(f) && !gdbs) {
+		/* The task's own trap flag, or a stale debug register. */
+		task_on_user_fault(f);
+		return;
+	}
 	for (unsigned i = 0; i < DEBUG_SLOTS; i++) {
 		if (!(dr6 & DR6_B(i)) || !hw[i].used)
 			continue;

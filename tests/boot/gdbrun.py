@@ -1,6 +1,7 @@
 """A QEMU machine with a GDB stub to attach to -- QEMU's own (halted at the
 reset vector) or the kernel's (COM2 on a TCP socket) -- and GDB in batch
 mode with the kernel's symbols and tools/gdb/rtk.py."""
+import fractions
 import pathlib
 import re
 import socket
@@ -23,9 +24,9 @@ def free_port():
 class Machine:
     """QEMU booting iso with smp CPUs. stub="qemu": halted, QEMU's stub on
     self.port. stub="kernel": COM2 is a TCP server on self.port, for the
-    kernel's stub (boot it with gdb=...)."""
+    kernel's stub (boot it with gdb=...). cpu: QEMU's -cpu model."""
 
-    def __init__(self, iso, stub, smp=4, icount=None):
+    def __init__(self, iso, stub, smp=4, icount=None, cpu=None):
         self.tmp = tempfile.TemporaryDirectory()
         self.serial = pathlib.Path(self.tmp.name) / "serial.log"
         self.port = free_port()
@@ -40,6 +41,8 @@ class Machine:
                     f"tcp:127.0.0.1:{self.port},server=on,wait=off"]
         if icount:
             cmd += ["-icount", icount]
+        if cpu:
+            cmd += ["-cpu", cpu]
         self.proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL,
                                      stderr=subprocess.PIPE)
         self.wait_listening()
@@ -115,3 +118,25 @@ def between(text, begin, end):
     lines = text.splitlines()
     i = lines.index(begin)
     return lines[i + 1:lines.index(end, i + 1)]
+
+
+def lag_problems(lines, taskset, slots, results):
+    """`rtk tasks`' lag lines ("lag at=T", "lag NAME L") after a Pfair
+    run of `slots` slots on a set without events, against the executed
+    schedule: lag = w (slots - phase) minus the quanta the task ran
+    (results: RESULT task lines by name). [] when all agree."""
+    spec = {m[0]: (int(m[1]), int(m[2]), int(m[3] or 0)) for m in re.findall(
+        r"^task (\S+) e=(\d+) p=(\d+)(?:.*phase=(\d+))?", taskset, re.M)}
+    if not lines or lines[0] != f"lag at={slots}":
+        return [f"no 'lag at={slots}' first: {lines[:1]}"]
+    out = []
+    for line in lines[1:]:
+        _, name, lag = line.split()
+        e, p, phase = spec[name]
+        want = fractions.Fraction((slots - phase) * e -
+                                  int(results[name]["quanta"]) * p, p)
+        if fractions.Fraction(lag) != want:
+            out.append(f"{line}: want {want}")
+    if len(lines) != len(spec) + 1:
+        out.append(f"{len(lines) - 1} lag lines for {len(spec)} tasks")
+    return out

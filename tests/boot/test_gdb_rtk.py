@@ -5,9 +5,12 @@ COM2): with dumpstate=, the kernel prints the plugin's state
 the kernel then prints. The commands walk the plugin's heaps and queues in
 memory, the kernel's dump finds the same sets its own way (flags, array
 order), so equal output says the commands read the structures right."""
+import fractions
+
 import pytest
 
-from gdbrun import Machine, between, gdb_batch
+from conftest import parse_schedule
+from gdbrun import Machine, between, gdb_batch, lag_problems
 
 PFAIR_SET = """\
 task A e=1 p=2
@@ -59,14 +62,16 @@ task P8 e=2 p=3
 CASES = [
     # stub, scheduler, extra words, task set, dump point, rtk commands
     ("qemu", "spd2", "", PFAIR_SET, "9", ["pfair"]),
-    ("qemu", "pd2", "", PFAIR_SET, "end", ["pfair", "clock"]),
+    ("qemu", "pd2", "", PFAIR_SET, "end", ["pfair", "clock", "tasks"]),
     ("qemu", "gdq", "gdq_T=6", GDQ_SET, "12", ["gdq"]),
-    ("qemu", "gedf", "edf_cpudl=1", EDF_SET, "end", ["edf", "clock"]),
+    ("qemu", "gedf", "edf_cpudl=1", EDF_SET, "end",
+     ["edf", "clock", "tasks"]),
     ("qemu", "gedf", "", EDF_SET, "7", ["edf"]),
     ("qemu", "ngedf", "", EDF_SET, "9", ["edf"]),
-    ("kernel", "spd2", "", PFAIR_SET, "end", ["pfair", "clock"]),
+    ("kernel", "spd2", "", PFAIR_SET, "end", ["pfair", "clock", "tasks"]),
     ("kernel", "pd2", "", PFAIR_SET, "14", ["pfair"]),
-    ("kernel", "gdq", "gdq_T=6", GDQ_SET, "end", ["gdq", "clock"]),
+    ("kernel", "gdq", "gdq_T=6 gdq_err=1", GDQ_SET, "end",
+     ["gdq", "clock", "tasks"]),
     ("kernel", "gedf", "", EDF_SET, "11", ["edf"]),
     ("kernel", "pedf", "", PEDF_SET, "5", ["edf"]),
 ]
@@ -77,8 +82,31 @@ EXPECTED = {
     "gdq": ["gdq group ", "gdq queue ", "gdq proc ", "gdq cpu "],
     "edf": ["edf rq "],
     "clock": ["clock cpu 3 "],
+    "tasks": ["task "],
     "edf ngedf": ["edf cpu ", "edf ready "],
 }
+
+
+def check_lags_and_errors(sched, tasks, boot, extra):
+    """Pfair lags against the quanta each task ran; GDQ's service errors
+    against the kernel's summary (err_NAME, gdq_err=1); no such lines from
+    the EDF plugins."""
+    if sched in ("pd2", "spd2"):
+        results = {r["name"]: r for r in boot.results("task")}
+        assert lag_problems(extra, tasks, 30, results) == [], extra
+    elif sched == "gdq":
+        _, summary = parse_schedule("\n".join(
+            l.strip() for l in boot.serial.splitlines()
+            if l.strip().startswith("{")))
+        errs = {l.split()[1]: fractions.Fraction(l.split()[2])
+                for l in extra}
+        assert set(errs) == {k[len("err_"):] for k in summary
+                             if k.startswith("err_")}, extra
+        for name, e in errs.items():
+            assert abs(float(e) - summary[f"err_{name}"]) < 1e-6, (
+                name, e, summary[f"err_{name}"])
+    else:
+        assert extra == []
 
 
 @pytest.mark.parametrize("stub,sched,words,tasks,when,commands", CASES,
@@ -110,8 +138,13 @@ def test_rtk_matches_the_kernels_dump(iso_with, tmp_path, stub, sched,
         shown += between(out[out.index("RTK-BEGIN"):], "RTK-BEGIN",
                          "RTK-END")
         out = out[out.index("RTK-END") + 1:]
+    # What the kernel does not print: `rtk tasks`' lags and errors.
+    extra = [l for l in shown if l.split()[0] in ("lag", "err")]
+    shown = [l for l in shown if l not in extra]
     assert shown == printed, "\n".join(["GDB:"] + shown + ["kernel:"] +
                                        printed) + err
+    if "tasks" in commands:
+        check_lags_and_errors(sched, tasks, boot, extra)
     for c in commands:
         for prefix in EXPECTED.get(f"{c} {sched}", EXPECTED[c]):
             assert any(l.startswith(prefix) for l in printed), (prefix,

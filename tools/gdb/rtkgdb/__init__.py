@@ -1,11 +1,11 @@
 """rtk's GDB commands. Each module adds subcommands of `rtk` with the
-@subcommand decorator of rtkgdb.base; a new one (e.g. `rtk tasks`) is a new
+@subcommand decorator of rtkgdb.base; a new command is a new
 module listed in MODULES."""
 import importlib
 
 from . import base
 
-MODULES = ("cpus", "pfair", "gdq", "edf", "clock")
+MODULES = ("cpus", "pfair", "gdq", "edf", "clock", "tasks", "trace")
 
 
 def register():
