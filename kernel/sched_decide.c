@@ -31,6 +31,11 @@ static struct {
 	 * next_event names, and every CPU's timer is armed for the next. */
 	int at_events;
 	volatile uint64_t next;
+	/* At events, for each of the last slots decided (slot + 1; 0: none)
+	 * the next slot to decide after it: a CPU that comes late through
+	 * them takes each one, counted missed, instead of jumping to the
+	 * newest decision's next. */
+	volatile uint64_t chain_slot[AHEAD], chain_next[AHEAD];
 	unsigned m;
 	decide_changed_fn changed;
 	struct answers *ans;         /* per CPU */
@@ -49,6 +54,8 @@ void decide_setup(struct sched_driver *d, int ordered, int at_events,
 	dc.ordered = ordered;
 	dc.at_events = !ordered && at_events;
 	dc.next = 0;
+	for (unsigned i = 0; i < AHEAD; i++)
+		dc.chain_slot[i] = 0;
 	dc.m = cpus;
 	dc.changed = changed;
 	dc.ans = bootmem_alloc(cpus * sizeof *dc.ans);
@@ -186,6 +193,9 @@ static void boundary_at_events(uint64_t slot)
 				break;
 		dumpstate_boundary(dc.d, dc.m - 1, slot);
 		dc.next = next_decision(slot);
+		dc.chain_next[slot % AHEAD] = dc.next;
+		__atomic_store_n(&dc.chain_slot[slot % AHEAD], slot + 1,
+				 __ATOMIC_RELEASE);
 		__atomic_store_n(&dc.decided, slot + 1, __ATOMIC_RELEASE);
 	}
 }
@@ -248,6 +258,9 @@ uint64_t decide_next(uint64_t slot)
 	if (!dc.at_events)
 		return slot + 1;
 	uint64_t next = __atomic_load_n(&dc.next, __ATOMIC_ACQUIRE);
+	if (__atomic_load_n(&dc.chain_slot[slot % AHEAD], __ATOMIC_ACQUIRE) ==
+	    slot + 1)
+		next = dc.chain_next[slot % AHEAD];
 	return next > slot ? next : slot + 1;
 }
 
@@ -277,6 +290,10 @@ int decide_event(enum sched_driver_event ev, unsigned task, uint64_t slot)
 		uint64_t next = next_decision(t);
 		if (next < dc.next) {
 			dc.next = next;
+			uint64_t d = dc.decided ? dc.decided - 1 : 0;
+			if (dc.chain_slot[d % AHEAD] == d + 1 &&
+			    next < dc.chain_next[d % AHEAD])
+				dc.chain_next[d % AHEAD] = next;
 			sooner = 1;
 		}
 	}

@@ -259,7 +259,9 @@ int sched_run(const struct sched_plugin *plugin, const char *file,
 	struct sched_config cfg = { .cpus = cpus, .staggered = staggered,
 				    .tasks = &ts, .params = options.params,
 				    .nparams = options.nparams, .seed = 1 };
-	decide_setup(&drv, plugin->ordered, options.events, cpus,
+	/* Only a plugin that names its next event can run at events. */
+	decide_setup(&drv, plugin->ordered,
+		     options.events && plugin->next_event != 0, cpus,
 		     dispatch_changed);
 	if (sched_driver_create(&drv, plugin, &cfg, alloc, 0, decide_on_choice,
 				0)) {

@@ -139,12 +139,10 @@ def test_late_boundary_passes_boundaries_and_keeps_the_order(
     quantum_us, slot = 10000, 5
     tasks = ROOT / "tasks" / "default.tasks"
     late_us = int(LATE_QUANTA * quantum_us)
-    # events=off: a boundary at every slot on every CPU. At events (the
-    # default for aligned plugins) a CPU late past slots the others decide
-    # skips them uncounted -- it arms for the latest decision's next slot.
+    # Pfair plugins take a boundary at every slot (events= concerns only
+    # the EDF family).
     b = boot(iso_with, sched, cpus, tasks,
-             (f"late_boundary={late_cpu}:{slot}:{late_us}", "events=off"),
-             quantum_us)
+             (f"late_boundary={late_cpu}:{slot}:{late_us}",), quantum_us)
     dump = records(b)
     want = passed_by_delay(cpus, staggered, ordered, late_cpu, slot,
                            LATE_QUANTA)
