@@ -36,6 +36,7 @@ isr_stub_%1:
 FRAME_VECTOR    equ 120
 FRAME_CS        equ 144
 MSR_GS_BASE     equ 0xc0000101
+RFLAGS_AC       equ 1 << 18
 
 ; GS base holds the kernel's per-CPU record in ring 0 and the task's value in
 ; ring 3; SWAPGS exchanges it with IA32_KERNEL_GS_BASE (SDM vol. 2B,
@@ -61,6 +62,12 @@ isr_common:
 	push r13
 	push r14
 	push r15
+	; EFLAGS.AC off: a task can set it with POPF, and with it SMAP would
+	; not stop the kernel's handlers touching user pages (SDM vol. 3,
+	; 4.6). CLAC would #UD without SMAP; IRETQ restores the task's flags.
+	pushfq
+	and dword [rsp], ~RFLAGS_AC
+	popfq
 	xor r12d, r12d                      ; r12 = 1: swapped on the way in
 	mov rax, [rsp + FRAME_VECTOR]
 	cmp rax, 1                          ; #DB
