@@ -173,10 +173,14 @@ static void boundary_ordered(unsigned cpu, uint64_t slot)
 }
 
 /* The next slot to decide after slot t: the plugin's next event, or the
- * slot dumpstate= wants if that comes first. */
+ * slot dumpstate= wants or the run's end if that comes first. */
 static uint64_t next_decision(uint64_t t)
 {
 	uint64_t next = sched_driver_next_event(dc.d, t);
+	/* No later than the run's end boundary, which every CPU must take
+	 * (it ends the idle threads' loop). */
+	if (next > qclock_slots())
+		next = qclock_slots();
 	if (options.dumpstate == DUMPSTATE_SLOT &&
 	    options.dumpstate_slot > t && options.dumpstate_slot < next)
 		next = options.dumpstate_slot;

@@ -205,6 +205,15 @@ def test_edf_plugins_run_at_events(iso_with, tmp_path, sched):
     assert check_log(at_events.serial) == []
 
 
+def test_at_events_the_run_ends_after_the_last_event(iso_with, tmp_path):
+    """SPARSE's last event before slot 37 is A's completion at 32 and the
+    next its release at 40: the CPUs still take the run's end boundary,
+    which ends their idle loops (they used to arm past it and idle on)."""
+    tasks = write_set(tmp_path, "sparse", SPARSE)
+    boot = boot_run(iso_with, "gedf", 2, tasks, slots=37)
+    assert schedule_lines(boot.serial) == simulate("gedf", 2, 37, tasks)
+
+
 BAD = """\
 task S e=2 p=4
 task K e=1 p=16 work=bad_kread
