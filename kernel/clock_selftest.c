@@ -39,13 +39,16 @@ static void cpu_run(void *arg)
 }
 
 int clock_selftest(int staggered, uint64_t slots, uint64_t quantum_us,
-		   int trace_lines)
+		   int trace_lines, const char **reason)
 {
 	static const struct qclock_client client = { on_boundary, 0, 0, 0 };
 	unsigned m = smp.online;
 	qclock_prepare(staggered, slots, quantum_us, m, LEAD_US, &client);
-	if (clock_stats_begin())
+	if (clock_stats_begin()) {
+		*reason = "memory";
 		return -1;
+	}
+	*reason = "quantum_clock";
 	uint64_t timeout_us = LEAD_US + slots * quantum_us * 2 + 2000000;
 	trace_enable(1);
 	unsigned late = smp_run_on_all(cpu_run, 0, timeout_us);

@@ -9,9 +9,10 @@
 #include <stdint.h>
 
 /* Runs `slots` quanta on every online CPU and reports; trace_lines: also
- * print a TRACE line per boundary. Returns -1 (after naming them) when some
- * CPU did not finish. */
+ * print a TRACE line per boundary. Returns -1 after saying why, with the
+ * one-word reason in *reason: "memory" when the boundary records do not
+ * fit, "quantum_clock" when some CPU did not finish. */
 int clock_selftest(int staggered, uint64_t slots, uint64_t quantum_us,
-		   int trace_lines);
+		   int trace_lines, const char **reason);
 
 #endif

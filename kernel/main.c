@@ -209,11 +209,13 @@ void kernel_main(uint32_t magic, uint32_t info_phys)
 			"used\n");
 
 	int ok = 1;
+	const char *reason = "quantum_clock";
 	for (int staggered = 0; staggered <= 1 && ok; staggered++)
 		if (options.ticks & (staggered ? TICKS_STAGGERED : TICKS_ALIGNED))
 			ok = clock_selftest(staggered, options.slots,
 					    options.quantum_us,
-					    options.trace == TRACE_TICK_LINES) == 0;
+					    options.trace == TRACE_TICK_LINES,
+					    &reason) == 0;
 	kprintf("\n");
-	finish(ok, "quantum_clock");
+	finish(ok, reason);
 }
