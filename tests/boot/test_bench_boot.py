@@ -2,8 +2,8 @@
 benchmark (one boot: an aligned and a staggered row), the clock under a
 scheduler (one spd2 boot on 2 CPUs), bring-up against the CPU count (one
 boot each on 1 and 4 CPUs), the clock at scale (one boot on 4 CPUs: an
-aligned and a staggered row), the kernel's overheads (one gedf boot of 10
-tasks on 2 CPUs: a row per event) and release latency (our side only: one
+aligned and a staggered row), the kernel's overheads (two gedf boots of 10
+tasks on 2 CPUs, at events and at every quantum: a row per event each) and release latency (our side only: one
 boot of 50 samples per task; smoke mode fetches no Linux) and tracing's
 cost (a boot with records and one without)."""
 import subprocess
@@ -18,7 +18,7 @@ from harness import ROOT
     ("boot", "boot.csv", ["tcg,2,0,", "tcg,2,0,"]),
     ("sched_clock", "sched_clock.csv", ["spd2,tcg,2,0,staggered,"]),
     ("bringup", "bringup.csv", ["tcg,1,0,", "tcg,4,0,"]),
-    ("overheads", "overheads.csv", ["gedf,2,10,"] * 3),
+    ("overheads", "overheads.csv", ["gedf,2,10,"] * 6),
     ("latency", "latency.csv", ["rtk,icount,2,2000,"]),
     ("tracecost", "tracecost.csv", ["on,gedf,2,6,40,icount,",
                                     "off,gedf,2,6,40,icount,"]),
@@ -78,7 +78,13 @@ def test_task_benchmark_columns(tmp_path, name):
         if name == "latency":
             assert 0 < int(r["avg_ns"]) <= int(r["max_ns"]), r
     if name == "overheads":
-        assert sorted(r["event"] for r in rows) == ["cxs", "sched", "tick"]
+        assert sorted((r["boundaries"], r["event"]) for r in rows) == [
+            (b, e) for b in ("events", "quantum")
+            for e in ("cxs", "sched", "tick")]
+        # At events the timers fire at releases and completions only.
+        ticks = {r["boundaries"]: int(r["n"]) for r in rows
+                 if r["event"] == "tick"}
+        assert ticks["events"] < ticks["quantum"], ticks
     if name == "tracecost":
         assert sorted(r["record"] for r in rows) == ["off", "on"]
         for r in rows:
