@@ -23,13 +23,13 @@ static volatile uint64_t *step_p99;
 static unsigned calibrated_cpus;
 /* What each CPU's loop got and lost, kept apart from the trace so that a
  * run without records (record=off) still has it. */
-static struct hourglass_account account[256];
+static struct hourglass_account account[MAX_CPUS];
 
 void hourglass_setup(int enabled, uint64_t threshold_cycles)
 {
 	on = enabled;
 	threshold = threshold_cycles;
-	for (unsigned k = 0; k < 256; k++)
+	for (unsigned k = 0; k < MAX_CPUS; k++)
 		account[k] = (struct hourglass_account){ 0 };
 }
 
@@ -101,7 +101,7 @@ void hourglass_idle(void)
 	 * switch count read before its first TSC stamp and the one read after
 	 * its last: an interrupt may come between a stamp and a read, so each
 	 * stamp is bracketed by two. */
-	struct hourglass_account *a = &account[this_cpu()->cpu & 255];
+	struct hourglass_account *a = &account[this_cpu()->cpu];
 	uint64_t seen = cs->switches;
 	uint64_t last = rdtsc();
 	irq_enable();
@@ -135,5 +135,6 @@ void hourglass_idle(void)
 
 void hourglass_account_of(unsigned cpu, struct hourglass_account *out)
 {
-	*out = account[cpu & 255];
+	*out = cpu < MAX_CPUS ? account[cpu]
+			       : (struct hourglass_account){ 0 };
 }
