@@ -1,0 +1,238 @@
+"""The event-driven plugin `pfp` in the kernel (kernel/event_run.c): per-CPU
+one-shot timers at the plugin's next_call(), jobs ended by the CPU time
+their threads had, aperiodic arrivals on timers. The executed schedule is
+the simulator's (schedsim, sched/evsim.c): the same (cpu, task) segments
+in the same order, the same job completions and per-server counts, each
+instant within the tolerance derived below.
+
+Tolerance. The simulator's machine reacts at the very instant; the kernel
+at each event pays a timer interrupt that comes late (RESULT sched
+timer_late_max_ns), the plugin call under the lock and a context switch,
+and at a job's end a second timer for the work the switch-in ate. Under
+`-icount shift=3` one instruction is 8 ns, and that path is a few thousand
+instructions: LAG_US = 50 us per event bounds it (observed: 30-40 us).
+Lag accumulates along a CPU's busy stretch -- a job that starts late ends
+late -- and is shed whenever the CPU idles, because releases and
+arrivals are absolute times. So the k-th segment of a busy stretch (k
+from 1; segments that follow each other without idle time) may be off by
+k * LAG_US at either end, and a job completion by the tolerance of the
+segment it ends. The task sets are chosen so that no job of the
+simulator ends at the instant a higher-priority job is released or
+arrives on its CPU: there the kernel's lag would turn a completion into
+a preemption just before it, a different (and equally correct) schedule.
+"""
+import json
+import subprocess
+
+import pytest
+
+from conftest import host_tool
+from harness import qemu
+
+ICOUNT = "shift=3,sleep=off"
+LAG_US = 50
+
+# Two CPUs, two tasks each, preemptions on both (B by A, E by D).
+PERIODIC = """\
+task A e=1 p=4 phase=1 prio=1 cpu=0
+task B e=4 p=12 phase=3 prio=2 cpu=0
+task D e=1 p=5 phase=1 prio=1 cpu=1
+task E e=2 p=12 phase=1 prio=2 cpu=1
+"""
+
+# One server of each kind, each the highest priority of its CPU (so the
+# sliding-window bound is its own), over a periodic task: the polling
+# server exhausts once, the sporadic one pays tolls (toll_us), reaches two
+# pending replenishments of its max_repl=3 and runs in background, the
+# hybrid one coalesces once under overload.
+SERVERS = """\
+server P kind=polling budget=1200 period=5000 prio=1 cpu=0
+task T0 e=2 p=10 prio=2 cpu=0
+server S kind=sporadic budget=900 period=4000 prio=1 max_repl=3 toll_us=25 cpu=1
+task T1 e=3 p=10 phase=1 prio=2 cpu=1
+server H kind=hybrid budget=700 period=3000 prio=1 max_repl=4 cpu=2
+task T2 e=2 p=7 prio=2 cpu=2
+at 1300 arrive P cost_us=450
+at 1700 arrive S cost_us=350
+at 2350 arrive H cost_us=120
+at 2630 arrive H cost_us=110
+at 2900 arrive S cost_us=1230
+at 2950 arrive H cost_us=900
+at 3450 arrive P cost_us=1500
+at 6150 arrive S cost_us=260
+at 8420 arrive H cost_us=330
+at 9100 arrive P cost_us=270
+at 11700 arrive S cost_us=640
+at 13300 arrive H cost_us=1460
+at 16200 arrive P cost_us=380
+at 17800 arrive S cost_us=170
+"""
+
+SERVER_COUNTS = ("arrivals", "jobs", "queued", "exhaustions", "replenishments",
+                 "tolls", "coalesces", "max_pending", "window_ok")
+
+
+def parse(lines):
+    """Segments (by CPU, in time order), job events and the summary of an
+    event-driven schedule (docs/schedulers-event-driven.md)."""
+    segs, done, arrive, summary = [], [], [], None
+    for line in lines:
+        line = line.strip()
+        if not line.startswith("{"):
+            continue
+        obj = json.loads(line)
+        if "summary" in obj:
+            summary = obj["summary"]
+        elif "from_us" in obj:
+            segs.append(obj)
+        elif obj.get("event") == "done":
+            done.append(obj)
+        elif obj.get("event") == "arrive":
+            arrive.append(obj)
+    segs.sort(key=lambda s: (s["cpu"], s["from_us"]))
+    done.sort(key=lambda d: (d["task"], d["job"]))
+    arrive.sort(key=lambda d: (d["task"], d["job"]))
+    return segs, done, arrive, summary
+
+
+def simulator(tasks_file, cpus, slots):
+    out = subprocess.run(
+        [str(host_tool("schedsim")), "--sched", "pfp", "--cpus", str(cpus),
+         "--slots", str(slots), str(tasks_file)],
+        capture_output=True, text=True, check=True, timeout=120)
+    return parse(out.stdout.splitlines())
+
+
+def tolerances(segs):
+    """LAG_US times each segment's place in its CPU's busy stretch."""
+    tol, prev = [], None
+    for s in segs:
+        chained = prev is not None and prev["cpu"] == s["cpu"] and \
+            prev["to_us"] == s["from_us"]
+        k = tol[-1] // LAG_US + 1 if chained else 1
+        tol.append(k * LAG_US)
+        prev = s
+    return tol
+
+
+def key(seg):
+    return seg["cpu"], seg["task"], bool(seg.get("background"))
+
+
+def assert_same_run(kernel, sim):
+    ksegs, kdone, karr, ksum = kernel
+    ssegs, sdone, sarr, ssum = sim
+    assert ksum is not None, "the kernel printed no summary"
+    assert [key(s) for s in ksegs] == [key(s) for s in ssegs]
+    tol = tolerances(ssegs)
+    for k, s, t in zip(ksegs, ssegs, tol):
+        assert abs(k["from_us"] - s["from_us"]) <= t, (k, s, t)
+        assert abs(k["to_us"] - s["to_us"]) <= t, (k, s, t)
+    assert [(d["task"], d["job"]) for d in kdone] == \
+        [(d["task"], d["job"]) for d in sdone]
+    for k, s in zip(kdone, sdone):
+        # The segment the job ended in (a server may go on with the next).
+        t = next(t for g, t in zip(ssegs, tol) if g["task"] == s["task"]
+                 and g["from_us"] < s["at_us"] <= g["to_us"])
+        assert abs(k["at_us"] - s["at_us"]) <= t, (k, s, t)
+        if "response_us" in s:
+            assert abs(k["response_us"] - s["response_us"]) <= t, (k, s, t)
+    assert [(a["task"], a["job"], a["cost_us"]) for a in karr] == \
+        [(a["task"], a["job"], a["cost_us"]) for a in sarr]
+    for k, s in zip(karr, sarr):
+        assert 0 <= k["at_us"] - s["at_us"] <= LAG_US, (k, s)
+    for name, st in ssum["tasks"].items():
+        assert (ksum["tasks"][name]["jobs"], ksum["tasks"][name]["misses"]) \
+            == (st["jobs"], st["misses"]), name
+    for name, st in ssum["servers"].items():
+        got = {c: ksum["servers"][name][c] for c in SERVER_COUNTS}
+        assert got == {c: st[c] for c in SERVER_COUNTS}, name
+
+
+def run_both(iso_with, tmp_path, text, cpus, slots):
+    """The kernel's boot and run, and the simulator's, of one set; the
+    kernel's schedule is the simulator's."""
+    tasks = tmp_path / "events.tasks"
+    tasks.write_text(text)
+    boot = qemu(iso_with(f"sched=pfp slots={slots}", tasks=tasks), smp=cpus,
+                icount=ICOUNT)
+    assert boot.passed, boot.tail()
+    sim = simulator(tasks, cpus, slots)
+    assert_same_run(parse(boot.serial.splitlines()), sim)
+    return boot, sim
+
+
+def test_periodic_tasks_run_the_simulators_schedule(iso_with, tmp_path):
+    slots = 40
+    boot, sim = run_both(iso_with, tmp_path, PERIODIC, 2, slots)
+    # A (1 of every 4 quanta) preempts B's 4-quantum jobs: more segments
+    # than jobs on CPU 0.
+    assert sum(1 for s in sim[0] if s["task"] == "B") > \
+        sim[3]["tasks"]["B"]["jobs"]
+    r = boot.result("sched")
+    assert (r["name"], r["cpus"], r["slots"], r["ticks"]) == \
+        ("pfp", "2", str(slots), "events")
+    jobs = {t["name"]: t for t in boot.results("task")}
+    for name, st in sim[3]["tasks"].items():
+        assert jobs[name]["jobs"] == str(st["jobs"])
+        assert jobs[name]["state"] == "ok"
+        # The thread had at least the work of its completed jobs.
+        e = int(PERIODIC.split(f"task {name} e=")[1].split()[0])
+        assert int(jobs[name]["ran_us"]) >= st["jobs"] * e * 1000
+
+
+def test_servers_run_the_simulators_schedule(iso_with, tmp_path):
+    boot, sim = run_both(iso_with, tmp_path, SERVERS, 3, 25)
+    servers = {s["name"]: s for s in boot.results("server")}
+    windows = {w["server"]: w for w in boot.results("window")}
+    assert set(servers) == set(windows) == {"P", "S", "H"}
+    for name, st in sim[3]["servers"].items():
+        r = servers[name]
+        for c in ("arrivals", "jobs", "exhaustions", "replenishments",
+                  "tolls", "coalesces", "max_pending", "queued"):
+            assert r[c] == str(st[c]), (name, c)
+        assert r["dropped"] == "0"
+        assert abs(int(r["response_max_us"]) - st["response_max_us"]) <= \
+            3 * LAG_US
+        w = windows[name]
+        assert w["verdict"] == "ok", w
+        assert int(w["max_us"]) <= int(w["bound_us"]) == \
+            st["window_bound_us"]
+    # What the set exercises, in the simulator's run.
+    ss = sim[3]["servers"]
+    assert ss["S"]["tolls"] > 0 and ss["S"]["background_us"] > 0
+    assert ss["S"]["max_pending"] >= 2
+    assert ss["H"]["coalesces"] > 0
+    assert ss["P"]["exhaustions"] > 0
+
+
+@pytest.mark.parametrize("text,line,words", [
+    ("task T e=1 p=4 prio=1\nserver S kind=lazy budget=100 period=1000 "
+     "prio=2\n", 2, "kind"),
+    ("task T e=1 p=4 prio=1\nserver S kind=polling budget=100 period=1000 "
+     "prio=2\nat 500 arrive X cost_us=10\n", 3, "X"),
+])
+def test_bad_server_lines_are_refused(iso_with, tmp_path, text, line, words):
+    tasks = tmp_path / "bad.tasks"
+    tasks.write_text(text)
+    boot = qemu(iso_with("sched=pfp slots=10", tasks=tasks), smp=2,
+                icount=ICOUNT)
+    assert not boot.passed
+    said = [ln for ln in boot.serial.splitlines()
+            if ln.startswith(f"taskset: bad.tasks:{line}:")]
+    assert said and words in said[0], boot.tail()
+    assert boot.result("exit") == {"status": "fail", "reason": "taskset"}
+
+
+def test_servers_under_a_plugin_without_arrive_are_refused(iso_with,
+                                                           tmp_path):
+    tasks = tmp_path / "srv.tasks"
+    tasks.write_text("task T e=1 p=4 prio=1\nserver S kind=polling "
+                     "budget=100 period=1000 prio=2\n")
+    boot = qemu(iso_with("sched=gedf slots=10", tasks=tasks), smp=2,
+                icount=ICOUNT)
+    assert not boot.passed
+    said = [ln for ln in boot.serial.splitlines()
+            if ln.startswith("sched: srv.tasks:")]
+    assert said and "S" in said[0] and "gedf" in said[0], boot.tail()
+    assert boot.result("exit") == {"status": "fail", "reason": "admission"}
