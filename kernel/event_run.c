@@ -379,6 +379,11 @@ static void on_ipi(void)
 		qclock_cpu_arm(wake < ev.end_us ? wake : ev.end_us);
 }
 
+int event_run_active(void)
+{
+	return ev.running;
+}
+
 int event_run_arrive(unsigned server, uint32_t cost_us, uint64_t irq_tsc)
 {
 	uint64_t flags = spin_lock_irqsave(&ev.lock);

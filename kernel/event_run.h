@@ -51,4 +51,7 @@ int event_run(const struct sched_plugin *plugin, const char *file,
  */
 int event_run_arrive(unsigned server, uint32_t cost_us, uint64_t irq_tsc);
 
+/* An event-driven run is in progress (its threads are running). */
+int event_run_active(void);
+
 #endif
