@@ -27,7 +27,11 @@ static struct {
 	struct sched_measure *m;     /* per entry */
 	uint64_t jobs_cap;           /* per server: resp and spans */
 	uint64_t *resp_lost, *spans_lost;
+	char *summary;               /* the summary line, for the trace dump */
+	size_t summary_len;
 } ev;
+
+#define SUMMARY_MAX 65536
 
 void evrep_setup(const struct taskset *ts, uint64_t records, uint64_t jobs)
 {
@@ -96,6 +100,22 @@ static void print_text(void *ctx, const char *text)
 {
 	(void)ctx;
 	kprintf("%s", text);
+}
+
+/* The summary line: printed, and kept without its newline. */
+static void print_summary(void *ctx, const char *text)
+{
+	(void)ctx;
+	kprintf("%s", text);
+	for (; *text && ev.summary_len + 1 < SUMMARY_MAX; text++)
+		if (*text != '\n')
+			ev.summary[ev.summary_len++] = *text;
+}
+
+const char *evrep_summary(size_t *len)
+{
+	*len = ev.summary_len;
+	return ev.summary;
 }
 
 static const struct sched_measure *measure(const void *ctx, unsigned task)
@@ -215,8 +235,11 @@ uint64_t evrep_print(const struct sched_plugin *plugin, void *s,
 	}
 	print_records();
 	struct sched_run_us r = { run->cpus, run->end_us, run->quantum_us, 0 };
-	uint64_t misses = sched_report_summary_us(print_text, 0, plugin, s, ts,
-						  &r, measure, 0, window_bad);
+	ev.summary = bootmem_alloc(SUMMARY_MAX);
+	ev.summary_len = 0;
+	uint64_t misses = sched_report_summary_us(print_summary, 0, plugin, s,
+						  ts, &r, measure, 0,
+						  window_bad);
 	kprintf("\n");
 	uint64_t wakes = 0, late_max = 0, late_sum = 0;
 	for (unsigned k = 0; k < run->cpus; k++) {

@@ -8,6 +8,7 @@
 #ifndef KERNEL_EVENT_REPORT_H
 #define KERNEL_EVENT_REPORT_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "../sched/report.h"
@@ -48,5 +49,9 @@ struct evrep_run {
 uint64_t evrep_print(const struct sched_plugin *plugin, void *s,
 		     const struct taskset *ts, const struct evrep_run *run,
 		     unsigned *window_bad);
+
+/* The summary line evrep_print printed, without its newline (for the
+ * trace dump's TRACE-SUMMARY). */
+const char *evrep_summary(size_t *len);
 
 #endif

@@ -18,6 +18,7 @@
 #include "smp.h"
 #include "spinlock.h"
 #include "task.h"
+#include "trace.h"
 
 /* The epoch is this far after the start, so every CPU has armed its
  * first timer before it comes (as kernel/sched_run.c). */
@@ -88,11 +89,23 @@ static void env_resched(void *ctx, unsigned cpu)
 		ev.cpu[cpu].pending = 1;
 }
 
+/* Run-clock microseconds as boot-CPU TSC time (for trace records). */
+static uint64_t tsc_of_us(uint64_t us)
+{
+	return qclock_ideal(0, us);
+}
+
 static void env_note(void *ctx, const struct sched_note *n)
 {
 	(void)ctx;
 	if (n->kind == SCHED_NOTE_EXHAUSTED)
 		ev.t[n->task].exhausted_at = n->at;
+	if (n->kind == SCHED_NOTE_EXHAUSTED || n->kind == SCHED_NOTE_REPLENISHED)
+		trace_emit_at(tsc_of_us(n->at),
+			      n->kind == SCHED_NOTE_EXHAUSTED ?
+				      TRACE_BUDGET_EXHAUSTED :
+				      TRACE_BUDGET_REPLENISHED,
+			      0, n->task, 0, n->amount * 1000);
 	evrep_note(n);
 }
 
@@ -186,6 +199,8 @@ static void finish(unsigned i, uint64_t now)
 		x->len--;
 	}
 	ev.plugin->complete(ev.s, i, now);
+	trace_emit(TRACE_COMPLETION, TRACE_F_DONE_BUDGET, i, (uint32_t)x->done,
+		   tsc_of_us(now));
 	evrep_job(1, now, i, x->done++, resp);
 }
 
@@ -215,6 +230,8 @@ static int deliver(unsigned i, uint32_t cost_us, uint64_t arrival_us,
 	x->q[(x->head + x->len++) % QUEUE_MAX] =
 		(struct ev_job){ arrival_us, tsc_from_us(cost_us) };
 	ev.plugin->arrive(ev.s, i, now, cost_us);
+	trace_emit(TRACE_ARRIVAL, 0, i, (uint32_t)x->arrived,
+		   (uint64_t)cost_us * 1000);
 	evrep_job(0, now, i, x->arrived++, cost_us);
 	return 0;
 }
@@ -249,6 +266,7 @@ static void decide(unsigned k, unsigned me, uint64_t now)
 {
 	struct ev_cpu *c = &ev.cpu[k];
 	c->pending = 0;
+	trace_emit(TRACE_SCHED_START, 0, TRACE_NO_TASK, 0, now);
 	int task = ev.plugin->schedule(ev.s, k, now);
 	if (task != SCHED_IDLE &&
 	    (task < 0 || (unsigned)task >= ev.ts->ntasks)) {
@@ -268,6 +286,8 @@ static void decide(unsigned k, unsigned me, uint64_t now)
 		c->seg_from = now;
 	}
 	uint64_t next = ev.plugin->next_call(ev.s, k);
+	trace_emit(TRACE_SCHED_END, 0,
+		   task == SCHED_IDLE ? TRACE_NO_TASK : (uint32_t)task, 0, now);
 	if (next != c->next_call)
 		changed = 1;
 	c->next_call = next;
@@ -331,6 +351,7 @@ static uint64_t on_timer(void *ctx, unsigned cpu, uint64_t u, int missed,
 	uint64_t ideal = qclock_ideal(cpu, u);
 	uint64_t late = entry > ideal ? tsc_to_ns(entry - ideal) : 0;
 	c->wakes++;
+	trace_emit_at(entry, TRACE_TIMER, 0, TRACE_NO_TASK, 0, ideal);
 	c->late_sum_ns += late;
 	if (late > c->late_max_ns)
 		c->late_max_ns = late;
@@ -524,6 +545,25 @@ static void report(const struct sched_plugin *plugin, uint64_t quantum_us)
 	evrep_print(plugin, ev.s, ts, &run, &bad);
 }
 
+/* trace=events: the records as docs/trace-format.md's dump, the run
+ * described in its quanta (so jobs.csv has the releases and deadlines),
+ * with the summary line. */
+static void dump_trace(const struct sched_plugin *plugin, uint64_t slots,
+		       uint64_t quantum_us)
+{
+	size_t len;
+	const char *summary = evrep_summary(&len);
+	struct trace_dump_info info = {
+		.p = { .cpus = ev.cpus, .tsc_khz = tsc.khz, .t0 = qclock_t0(),
+		       .end = tsc_of_us(ev.end_us), .quantum_us = quantum_us,
+		       .slots = slots, .staggered = 0, .ntasks = ev.ts->ntasks },
+		.sched = plugin->name, .ts = ev.ts, .summary = summary,
+		.summary_len = len,
+	};
+	trace_describe(&info);
+	trace_dump();
+}
+
 int event_run(const struct sched_plugin *plugin, const char *file,
 	      const struct taskset *ts, unsigned cpus, struct task *idle,
 	      uint64_t slots, uint64_t quantum_us, const char **reason)
@@ -536,6 +576,16 @@ int event_run(const struct sched_plugin *plugin, const char *file,
 		plugin->name, cpus, ts->ntasks, file,
 		(unsigned long long)end_us, (unsigned long long)slots,
 		(unsigned long long)quantum_us);
+	/* The buffers before the epoch is set: clearing them takes time. */
+	int tracing = options.trace == TRACE_EVENTS;
+	if (tracing) {
+		uint64_t n = 4 * records_needed(quantum_us);
+		if (trace_setup(cpus, n < 0xffffffffu ? (uint32_t)n : 0xffffffffu)) {
+			*reason = "memory";
+			return -1;
+		}
+		trace_reset();
+	}
 	sched_run_threads_setup(idle);
 	static const struct dispatch_source source = { answer_of, on_ipi };
 	dispatch_set_source(&source);
@@ -545,8 +595,10 @@ int event_run(const struct sched_plugin *plugin, const char *file,
 	qclock_prepare(0, end_us, 1, cpus, LEAD_US, &client);
 	sched_run_fill_controls(quantum_us);
 	ev.running = 1;
+	trace_enable(tracing);
 	uint64_t timeout_us = LEAD_US + 2 * end_us + 2000000;
 	unsigned late = smp_run_on_all(sched_run_cpu, 0, timeout_us);
+	trace_enable(0);
 	ev.running = 0;
 	if (late) {
 		for (unsigned k = 0; k < cpus; k++)
@@ -563,5 +615,7 @@ int event_run(const struct sched_plugin *plugin, const char *file,
 		return -1;
 	}
 	report(plugin, quantum_us);
+	if (tracing)
+		dump_trace(plugin, slots, quantum_us);
 	return 0;
 }

@@ -27,7 +27,7 @@ import subprocess
 import pytest
 
 from conftest import host_tool
-from harness import qemu
+from harness import ROOT, qemu
 
 ICOUNT = "shift=3,sleep=off"
 LAG_US = 50
@@ -258,3 +258,44 @@ def test_servers_under_a_plugin_without_arrive_are_refused(iso_with,
             if ln.startswith("sched: srv.tasks:")]
     assert said and "S" in said[0] and "gedf" in said[0], boot.tail()
     assert boot.result("exit") == {"status": "fail", "reason": "admission"}
+
+
+def test_trace_of_an_event_run_decodes(iso_with, tmp_path):
+    """trace=events: the event run's records (timers, plugin calls,
+    switches, arrivals, completions, budget events) decode with
+    tools/rtk-trace, and its window check from the records -- what the
+    server threads actually ran, less their background time -- agrees
+    with the kernel's RESULT window (from the plugin's decisions) within
+    a lag at either end of the window's spans."""
+    tasks = tmp_path / "traced.tasks"
+    tasks.write_text(SERVERS)
+    boot = qemu(iso_with("sched=pfp slots=12 trace=events", tasks=tasks),
+                smp=3, icount=ICOUNT)
+    assert boot.passed, boot.tail()
+    log = tmp_path / "console.log"
+    log.write_text(boot.serial)
+    rtk_trace = str(ROOT / "tools" / "rtk-trace")
+    out = tmp_path / "decoded"
+    dec = subprocess.run([rtk_trace, "decode", str(log), "--out", str(out),
+                          "--no-pictures"], capture_output=True, text=True,
+                         timeout=300)
+    assert dec.returncode == 0, dec.stderr
+    assert " 0 problems" in dec.stdout, dec.stdout
+    done = {}
+    for row in (out / "jobs.csv").read_text().splitlines()[1:]:
+        name, outcome = row.split(",")[0], row.split(",")[-1]
+        if outcome == "budget":
+            done[name] = done.get(name, 0) + 1
+    for t in boot.results("task") + boot.results("server"):
+        assert done.get(t["name"], 0) == int(t["jobs"]), t["name"]
+    win = subprocess.run([rtk_trace, "window", str(log), "--tasks",
+                          str(tasks)], capture_output=True, text=True,
+                         timeout=300)
+    assert win.returncode == 0, win.stdout + win.stderr
+    traced = {w["server"]: w for w in map(json.loads,
+                                          win.stdout.splitlines())}
+    kernel = {w["server"]: w for w in boot.results("window")}
+    assert set(traced) == set(kernel) == {"P", "S", "H"}
+    for name, w in traced.items():
+        assert w["ok"] and w["bound_us"] == int(kernel[name]["bound_us"])
+        assert abs(w["max_us"] - int(kernel[name]["max_us"])) <= 2 * LAG_US
