@@ -27,6 +27,8 @@
 #define QUEUE_MAX 4096
 /* Response times and foreground spans kept per server. */
 #define JOBS_KEPT 32768
+/* arrivals=irq: arrivals handed over and not yet taken. */
+#define HANDOVER_MAX 64
 /* Lines kept for the printed schedule, beyond the per-job estimate. */
 #define RECORDS_BASE 16384
 
@@ -73,6 +75,10 @@ static struct {
 	struct arrival_stream arr;
 	volatile int running;
 	volatile int failed;
+	/* arrivals=irq: due arrivals CPU 0 handed to the last CPU's
+	 * interrupt, ring [handed_from, handed_to). */
+	struct arrival handed[HANDOVER_MAX];
+	unsigned handed_from, handed_to;
 	char why[SCHED_ERROR_MAX];
 } ev;
 
@@ -236,12 +242,45 @@ static int deliver(unsigned i, uint32_t cost_us, uint64_t arrival_us,
 	return 0;
 }
 
-/* The task-set's arrivals due by now (never past the end). */
+/* The task-set's arrivals due by now (never past the end): delivered
+ * here, or with arrivals=irq handed to the last CPU by an interrupt that
+ * delivers them as a device's would (event_run_arrive). */
 static void deliver_due(uint64_t now)
 {
 	struct arrival a;
-	while (arrival_peek(&ev.arr) <= now && arrival_next(&ev.arr, &a))
-		deliver(a.server, a.cost_us, a.t_us, now);
+	int handed = 0;
+	while (arrival_peek(&ev.arr) <= now) {
+		if (options.arrivals_irq &&
+		    ev.handed_to - ev.handed_from == HANDOVER_MAX)
+			break;      /* the rest at the next timer */
+		if (!arrival_next(&ev.arr, &a))
+			break;
+		if (!options.arrivals_irq) {
+			deliver(a.server, a.cost_us, a.t_us, now);
+			continue;
+		}
+		ev.handed[ev.handed_to++ % HANDOVER_MAX] = a;
+		handed = 1;
+	}
+	if (handed)
+		lapic_send_ipi(percpu[ev.cpus - 1].apic_id, VEC_ARRIVAL_IPI);
+}
+
+/* arrivals=irq: the interrupt that brings the arrivals handed over, on
+ * the last CPU, timed at its entry. */
+static void on_arrival_ipi(struct trap_frame *f)
+{
+	(void)f;
+	uint64_t entry = qclock_now();
+	lapic_eoi();
+	struct arrival got[HANDOVER_MAX];
+	unsigned n = 0;
+	spin_lock(&ev.lock);
+	while (ev.handed_from != ev.handed_to)
+		got[n++] = ev.handed[ev.handed_from++ % HANDOVER_MAX];
+	spin_unlock(&ev.lock);
+	for (unsigned i = 0; i < n; i++)
+		event_run_arrive(got[i].server, got[i].cost_us, entry);
 }
 
 /* A CPU's answer goes from `from` to `to`: from's thread goes on until
@@ -589,6 +628,8 @@ int event_run(const struct sched_plugin *plugin, const char *file,
 	sched_run_threads_setup(idle);
 	static const struct dispatch_source source = { answer_of, on_ipi };
 	dispatch_set_source(&source);
+	ev.handed_from = ev.handed_to = 0;
+	trap_set_handler(VEC_ARRIVAL_IPI, on_arrival_ipi);
 	static const struct qclock_client client = { on_timer, after_timer, 0,
 						     1 };
 	/* Slots of 1 us: the clock's boundary u is the run's microsecond u. */
