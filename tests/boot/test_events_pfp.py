@@ -13,10 +13,13 @@ and at a job's end a second timer for the work the switch-in ate. Under
 instructions: LAG_US = 50 us per event bounds it (observed: 30-40 us).
 Lag accumulates along a CPU's busy stretch -- a job that starts late ends
 late -- and is shed whenever the CPU idles, because releases and
-arrivals are absolute times. So the k-th segment of a busy stretch (k
-from 1; segments that follow each other without idle time) may be off by
-k * LAG_US at either end, and a job completion by the tolerance of the
-segment it ends. The task sets are chosen so that no job of the
+arrivals are absolute times. So a segment that is the k-th of its CPU's
+busy stretch (k from 1; segments that follow each other without idle
+time) may be off by (k + a) * LAG_US at either end, a being the arrivals
+that CPU handled since the stretch began (CPU 0's timer takes them all,
+or with arrivals=irq the last CPU's interrupt, and the time is charged to
+whatever runs there); a job completion by the tolerance of the segment it
+ends in. The task sets are chosen so that no job of the
 simulator ends at the instant a higher-priority job is released or
 arrives on its CPU: there the kernel's lag would turn a completion into
 a preemption just before it, a different (and equally correct) schedule.
