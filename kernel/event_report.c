@@ -60,20 +60,21 @@ static void put(const struct rec *r)
 		ev.lost++;
 }
 
-void evrep_segment(const struct sched_segment *seg, uint64_t fg_to)
+void evrep_segment(const struct sched_segment *seg)
 {
 	put(&(struct rec){ REC_SEGMENT, 0, (uint8_t)seg->background,
 			   (uint16_t)seg->cpu, seg->task, seg->from, seg->to, 0 });
-	unsigned i = (unsigned)seg->task;
-	if (!ev.ts->task[i].server.kind || seg->background)
-		return;
-	struct sched_measure *m = &ev.m[i];
+}
+
+void evrep_span(unsigned server, uint64_t from, uint64_t to)
+{
+	struct sched_measure *m = &ev.m[server];
 	if (m->nspans == ev.jobs_cap) {
-		ev.spans_lost[i]++;
+		ev.spans_lost[server]++;
 		return;
 	}
-	/* Spans on one CPU come in time order; a server stays on its CPU. */
-	m->spans[m->nspans++] = (struct sched_span){ seg->from, fg_to };
+	/* A server stays on its CPU: its spans come in time order. */
+	m->spans[m->nspans++] = (struct sched_span){ from, to };
 }
 
 void evrep_job(int done, uint64_t at, unsigned task, uint64_t job,

@@ -18,11 +18,11 @@
  * response times and foreground spans. */
 void evrep_setup(const struct taskset *ts, uint64_t records, uint64_t jobs);
 
-/* During the run, under the plugin lock. A foreground segment of a server
- * is also one of its spans for the sliding-window check, [from, fg_to):
- * fg_to is earlier than `to` when the budget ran out before the late call
- * that ended the segment. */
-void evrep_segment(const struct sched_segment *seg, uint64_t fg_to);
+/* During the run, under the plugin lock. */
+void evrep_segment(const struct sched_segment *seg);
+/* [from, to): the server ran at its own priority (a span of the
+ * sliding-window check), in time order per server. */
+void evrep_span(unsigned server, uint64_t from, uint64_t to);
 /* A job arrived (arg: cost_us) or completed (arg: a server job's response
  * time, which is kept for the summary; 0 for a periodic job). */
 void evrep_job(int done, uint64_t at, unsigned task, uint64_t job,

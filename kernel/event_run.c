@@ -54,9 +54,10 @@ struct ev_task {
 	 * it: until the switch that follows, it runs as no job's work. */
 	uint64_t cut;
 	int cut_set;
-	/* Servers: when the plugin last said the budget ran out (its
-	 * accounts charge it up to there and call the rest background). */
-	uint64_t exhausted_at;
+	/* Servers: the foreground stretch in progress (at its own priority,
+	 * as the plugin accounts it), for the sliding-window check. */
+	uint64_t fg_since;
+	int fg_open;
 	uint64_t done, arrived, dropped;
 	struct ev_job *q;          /* servers: ring of QUEUE_MAX */
 	uint32_t head, len;
@@ -101,11 +102,40 @@ static uint64_t tsc_of_us(uint64_t us)
 	return qclock_ideal(0, us);
 }
 
+/* Server i's foreground stretch ends at `at` / begins at `at`. */
+static void fg_close(unsigned i, uint64_t at)
+{
+	struct ev_task *x = &ev.t[i];
+	if (x->fg_open && at > x->fg_since)
+		evrep_span(i, x->fg_since, at);
+	x->fg_open = 0;
+}
+
+static void fg_begin(unsigned i, uint64_t at)
+{
+	struct ev_task *x = &ev.t[i];
+	if (!x->fg_open) {
+		x->fg_open = 1;
+		x->fg_since = at;
+	}
+}
+
+/*
+ * The plugin's budget events, as it accounts them at their own instants
+ * however late the call that processed them: a server that is its CPU's
+ * answer leaves its own priority at an exhaustion and comes back to it at
+ * a replenishment (then still running at background priority), so its
+ * foreground stretches follow the plugin's accounts, not the calls.
+ */
 static void env_note(void *ctx, const struct sched_note *n)
 {
 	(void)ctx;
-	if (n->kind == SCHED_NOTE_EXHAUSTED)
-		ev.t[n->task].exhausted_at = n->at;
+	const struct ev_cpu *c = &ev.cpu[n->cpu];
+	if (c->answer == (int)n->task && n->kind == SCHED_NOTE_EXHAUSTED)
+		fg_close(n->task, n->at);
+	if (c->answer == (int)n->task && c->bg &&
+	    n->kind == SCHED_NOTE_REPLENISHED)
+		fg_begin(n->task, n->at);
 	if (n->kind == SCHED_NOTE_EXHAUSTED || n->kind == SCHED_NOTE_REPLENISHED)
 		trace_emit_at(tsc_of_us(n->at),
 			      n->kind == SCHED_NOTE_EXHAUSTED ?
@@ -178,10 +208,7 @@ static void end_segment(unsigned k, uint64_t to)
 	if (c->answer == SCHED_IDLE || to <= c->seg_from)
 		return;
 	struct sched_segment seg = { k, c->seg_from, to, c->answer, c->bg, 0 };
-	/* A call that came late found the budget gone at exhausted_at: the
-	 * server's own-priority time ended there (sliding-window check). */
-	uint64_t x = ev.t[c->answer].exhausted_at;
-	evrep_segment(&seg, x > seg.from && x < to ? x : to);
+	evrep_segment(&seg);
 }
 
 static void fail(const char *msg, int task, uint64_t now)
@@ -320,9 +347,13 @@ static void decide(unsigned k, unsigned me, uint64_t now)
 		move_work(c->answer, task);
 	if (changed) {
 		end_segment(k, now);
+		if (c->answer != SCHED_IDLE && is_server((unsigned)c->answer))
+			fg_close((unsigned)c->answer, now);
 		c->answer = task;
 		c->bg = bg;
 		c->seg_from = now;
+		if (task != SCHED_IDLE && is_server((unsigned)task) && !bg)
+			fg_begin((unsigned)task, now);
 	}
 	uint64_t next = ev.plugin->next_call(ev.s, k);
 	trace_emit(TRACE_SCHED_END, 0,
@@ -573,6 +604,9 @@ static void report(const struct sched_plugin *plugin, uint64_t quantum_us)
 	}
 	for (unsigned k = 0; k < ev.cpus; k++) {
 		end_segment(k, ev.end_us);
+		if (ev.cpu[k].answer != SCHED_IDLE &&
+		    is_server((unsigned)ev.cpu[k].answer))
+			fg_close((unsigned)ev.cpu[k].answer, ev.end_us);
 		wakes[k] = ev.cpu[k].wakes;
 		late_max[k] = ev.cpu[k].late_max_ns;
 		late_sum[k] = ev.cpu[k].late_sum_ns;
