@@ -12,6 +12,7 @@
 #include "console.h"
 #include "dispatch.h"
 #include "event_report.h"
+#include "event_work.h"
 #include "options.h"
 #include "quantum_clock.h"
 #include "sched_run.h"
@@ -23,8 +24,6 @@
 /* The epoch is this far after the start, so every CPU has armed its
  * first timer before it comes (as kernel/sched_run.c). */
 #define LEAD_US 20000
-/* Aperiodic jobs a server's queue holds at once. */
-#define QUEUE_MAX 4096
 /* Response times and foreground spans kept per server. */
 #define JOBS_KEPT 32768
 /* arrivals=irq: arrivals handed over and not yet taken. */
@@ -41,26 +40,11 @@ struct ev_cpu {
 	uint64_t wakes, late_max_ns, late_sum_ns;
 } __attribute__((aligned(64)));
 
-struct ev_job {
-	uint64_t arrival_us;
-	uint64_t cost_cycles;
-};
-
 struct ev_task {
-	uint64_t cost_cycles;      /* periodic: what a job needs */
-	uint64_t job_from;         /* its CPU time when the current job (a
-				    * server's head job) began, cycles */
-	/* Its thread's CPU time when its CPU's answer last changed away from
-	 * it: until the switch that follows, it runs as no job's work. */
-	uint64_t cut;
-	int cut_set;
 	/* Servers: the foreground stretch in progress (at its own priority,
 	 * as the plugin accounts it), for the sliding-window check. */
 	uint64_t fg_since;
 	int fg_open;
-	uint64_t done, arrived, dropped;
-	struct ev_job *q;          /* servers: ring of QUEUE_MAX */
-	uint32_t head, len;
 };
 
 static struct {
@@ -174,34 +158,6 @@ static uint64_t stamp(uint64_t at_least)
 	return now;
 }
 
-/* CPU time of entry i's thread so far. On another CPU than the caller's
- * the stretch in progress is read without that CPU's interrupts off: an
- * estimate (used only when a job reaches an empty queue's head). */
-static uint64_t consumed(unsigned i)
-{
-	const struct task *t = &tasks[i];
-	int on = t->scheduled_on;
-	if (on == TASK_NONE || (unsigned)on == this_cpu()->cpu ||
-	    cpu_scheds[on].current != t)
-		return dispatch_cpu_cycles(t);
-	return t->run_cycles + (qclock_now() - t->run_since);
-}
-
-/* What entry i's current job still needs, in cycles (0: it is done);
- * SCHED_NEVER for a server with nothing queued. */
-static uint64_t remaining(unsigned i)
-{
-	const struct ev_task *x = &ev.t[i];
-	uint64_t cost = x->cost_cycles;
-	if (is_server(i)) {
-		if (!x->len)
-			return SCHED_NEVER;
-		cost = x->q[x->head].cost_cycles;
-	}
-	uint64_t got = consumed(i) - x->job_from;
-	return got >= cost ? 0 : cost - got;
-}
-
 static void end_segment(unsigned k, uint64_t to)
 {
 	struct ev_cpu *c = &ev.cpu[k];
@@ -222,19 +178,11 @@ static void fail(const char *msg, int task, uint64_t now)
 /* Duty 4: entry i's job (a server's head job) had all its work by now. */
 static void finish(unsigned i, uint64_t now)
 {
-	struct ev_task *x = &ev.t[i];
-	uint64_t resp = 0;
-	x->job_from = consumed(i);
-	if (is_server(i)) {
-		const struct ev_job *j = &x->q[x->head];
-		resp = now > j->arrival_us ? now - j->arrival_us : 0;
-		x->head = (x->head + 1) % QUEUE_MAX;
-		x->len--;
-	}
+	uint64_t job, resp = evwork_finish(i, now, &job);
 	ev.plugin->complete(ev.s, i, now);
-	trace_emit(TRACE_COMPLETION, TRACE_F_DONE_BUDGET, i, (uint32_t)x->done,
+	trace_emit(TRACE_COMPLETION, TRACE_F_DONE_BUDGET, i, (uint32_t)job,
 		   tsc_of_us(now));
-	evrep_job(1, now, i, x->done++, resp);
+	evrep_job(1, now, i, job, resp);
 }
 
 /* CPU k's entries whose jobs are done (its own thread's CPU time, read
@@ -243,7 +191,7 @@ static void complete_done(unsigned k, uint64_t now)
 {
 	for (unsigned i = 0; i < ev.ts->ntasks; i++)
 		if (ev.ts->task[i].cpu == k)
-			while (remaining(i) == 0)
+			while (evwork_remaining(i) == 0)
 				finish(i, now);
 }
 
@@ -251,21 +199,12 @@ static void complete_done(unsigned k, uint64_t now)
 static int deliver(unsigned i, uint32_t cost_us, uint64_t arrival_us,
 		   uint64_t now)
 {
-	struct ev_task *x = &ev.t[i];
-	if (x->len == QUEUE_MAX) {
-		x->dropped++;
+	int64_t job = evwork_push(i, cost_us, arrival_us);
+	if (job < 0)
 		return -1;
-	}
-	if (!x->len) {
-		x->job_from = consumed(i);
-		x->cut = x->job_from;
-	}
-	x->q[(x->head + x->len++) % QUEUE_MAX] =
-		(struct ev_job){ arrival_us, tsc_from_us(cost_us) };
 	ev.plugin->arrive(ev.s, i, now, cost_us);
-	trace_emit(TRACE_ARRIVAL, 0, i, (uint32_t)x->arrived,
-		   (uint64_t)cost_us * 1000);
-	evrep_job(0, now, i, x->arrived++, cost_us);
+	trace_emit(TRACE_ARRIVAL, 0, i, (uint32_t)job, (uint64_t)cost_us * 1000);
+	evrep_job(0, now, i, (uint64_t)job, cost_us);
 	return 0;
 }
 
@@ -310,22 +249,6 @@ static void on_arrival_ipi(struct trap_frame *f)
 		event_run_arrive(got[i].server, got[i].cost_us, entry);
 }
 
-/* A CPU's answer goes from `from` to `to`: from's thread goes on until
- * the switch, which is no job's work; to gets back the time since its
- * own cut. */
-static void move_work(int from, int to)
-{
-	if (from != SCHED_IDLE) {
-		ev.t[from].cut = consumed((unsigned)from);
-		ev.t[from].cut_set = 1;
-	}
-	if (to != SCHED_IDLE && ev.t[to].cut_set) {
-		struct ev_task *x = &ev.t[to];
-		x->job_from += consumed((unsigned)to) - x->cut;
-		x->cut_set = 0;
-	}
-}
-
 /* Duty 2 and 6: CPU k asks the plugin; a CPU other than `me` whose answer
  * or timer changed is sent the reschedule IPI. */
 static void decide(unsigned k, unsigned me, uint64_t now)
@@ -344,7 +267,7 @@ static void decide(unsigned k, unsigned me, uint64_t now)
 		 ev.plugin->background(ev.s, k);
 	int changed = task != c->answer || bg != c->bg;
 	if (task != c->answer)
-		move_work(c->answer, task);
+		evwork_move(c->answer, task);
 	if (changed) {
 		end_segment(k, now);
 		if (c->answer != SCHED_IDLE && is_server((unsigned)c->answer))
@@ -394,8 +317,8 @@ static uint64_t wake_of(unsigned k, uint64_t now)
 	const struct ev_cpu *c = &ev.cpu[k];
 	uint64_t w = c->next_call < ev.end_us ? c->next_call : ev.end_us;
 	if (c->answer != SCHED_IDLE) {
-		uint64_t left = remaining((unsigned)c->answer);
-		if (left != SCHED_NEVER) {
+		uint64_t left = evwork_remaining((unsigned)c->answer);
+		if (left != UINT64_MAX) {
 			uint64_t us = tsc_to_us(left);
 			if (tsc_from_us(us) < left)
 				us++;
@@ -557,11 +480,9 @@ static int setup(const struct sched_plugin *plugin, const char *file,
 	for (unsigned k = 0; k < cpus; k++)
 		ev.cpu[k] = (struct ev_cpu){ .answer = SCHED_IDLE,
 					     .next_call = 0, .pending = 1 };
+	evwork_setup(ts, quantum_us);
 	for (unsigned i = 0; i < ts->ntasks; i++) {
 		const struct task_spec *sp = &ts->task[i];
-		ev.t[i].cost_cycles = tsc_from_us((uint64_t)sp->e * quantum_us);
-		if (sp->server.kind)
-			ev.t[i].q = bootmem_alloc(QUEUE_MAX * sizeof *ev.t[i].q);
 		if (sp->cpu >= cpus) {
 			kprintf("sched: %s:%u: %s is on cpu=%u; this run has %u "
 				"CPUs\n", file, sp->line, sp->name, sp->cpu, cpus);
@@ -599,8 +520,8 @@ static void report(const struct sched_plugin *plugin, uint64_t quantum_us)
 	uint64_t missed = 0;
 	for (unsigned i = 0; i < ts->ntasks; i++) {
 		self[i] = tsc_to_us(tasks[i].run_cycles);
-		queued[i] = ev.t[i].len;
-		dropped[i] = ev.t[i].dropped;
+		queued[i] = evwork_queued(i);
+		dropped[i] = evwork_dropped(i);
 	}
 	for (unsigned k = 0; k < ev.cpus; k++) {
 		end_segment(k, ev.end_us);
