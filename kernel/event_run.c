@@ -434,18 +434,20 @@ static uint64_t records_needed(uint64_t quantum_us)
 	return n + 8 * (uint64_t)ev.ts->nevents;
 }
 
-/* Only work=spin: the kernel, not the program, ends each job. */
+/* The kernel, not the program, ends each job: a program that ends its
+ * own (sleep_next_period) has no place here. The others (spin,
+ * hourglass, writer, the misbehaving ones) just use the CPU. */
 static int check_work(const char *file, const char **reason)
 {
 	for (unsigned i = 0; i < ev.ts->ntasks; i++) {
 		const struct task_spec *sp = &ev.ts->task[i];
-		if (sp->work == TASK_WORK_SPIN)
+		if (sp->work != TASK_WORK_BACKTEST && sp->work != TASK_WORK_LATENCY)
 			continue;
-		kprintf("taskset: %s:%u: %s %s: %s runs work=spin only (the "
-			"kernel ends each job when it has had its CPU time); "
-			"work=%s\n", file, sp->line,
-			sp->server.kind ? "server" : "task", sp->name,
-			ev.plugin->name, taskset_work_name(sp->work));
+		kprintf("taskset: %s:%u: %s %s: work=%s ends its own jobs "
+			"(sleep_next_period); under %s the kernel ends each job "
+			"when it has had its CPU time: use work=spin\n", file,
+			sp->line, sp->server.kind ? "server" : "task", sp->name,
+			taskset_work_name(sp->work), ev.plugin->name);
 		*reason = "work";
 		return -1;
 	}

@@ -282,6 +282,21 @@ def test_bad_server_lines_are_refused(iso_with, tmp_path, text, line, words):
     assert boot.result("exit") == {"status": "fail", "reason": "taskset"}
 
 
+def test_a_program_that_ends_its_own_jobs_is_refused(iso_with, tmp_path):
+    """Under pfp the kernel ends every job when its thread has had its
+    CPU time; work=backtest ends its jobs itself (sleep_next_period)."""
+    tasks = tmp_path / "own.tasks"
+    tasks.write_text("task T e=1 p=4 prio=1\n"
+                     "task U e=1 p=4 prio=2 work=backtest\n")
+    boot = qemu(iso_with("sched=pfp slots=10", tasks=tasks), smp=2,
+                icount=ICOUNT)
+    assert not boot.passed
+    said = [ln for ln in boot.serial.splitlines()
+            if ln.startswith("taskset: own.tasks:2: task U: work=backtest")]
+    assert said, boot.tail()
+    assert boot.result("exit") == {"status": "fail", "reason": "work"}
+
+
 def test_servers_under_a_plugin_without_arrive_are_refused(iso_with,
                                                            tmp_path):
     tasks = tmp_path / "srv.tasks"
