@@ -264,51 +264,46 @@ def test_arrivals_by_interrupt(iso_with, tmp_path):
     assert later == len([d for d in done if "response_us" in d])
 
 
-@pytest.mark.parametrize("text,line,words", [
-    ("task T e=1 p=4 prio=1\nserver S kind=lazy budget=100 period=1000 "
-     "prio=2\n", 2, "kind"),
-    ("task T e=1 p=4 prio=1\nserver S kind=polling budget=100 period=1000 "
-     "prio=2\nat 500 arrive X cost_us=10\n", 3, "X"),
-])
-def test_bad_server_lines_are_refused(iso_with, tmp_path, text, line, words):
-    tasks = tmp_path / "bad.tasks"
+def refusal(iso_with, tmp_path, sched, text):
+    """The boot of a set the kernel refuses: its lines, and the reason of
+    RESULT exit (the boot must fail)."""
+    tasks = tmp_path / "refused.tasks"
     tasks.write_text(text)
-    boot = qemu(iso_with("sched=pfp slots=10", tasks=tasks), smp=2,
+    boot = qemu(iso_with(f"sched={sched} slots=10", tasks=tasks), smp=2,
                 icount=ICOUNT)
     assert not boot.passed
-    said = [ln for ln in boot.serial.splitlines()
-            if ln.startswith(f"taskset: bad.tasks:{line}:")]
-    assert said and words in said[0], boot.tail()
-    assert boot.result("exit") == {"status": "fail", "reason": "taskset"}
+    exit_line = boot.result("exit")
+    assert exit_line["status"] == "fail"
+    return boot.serial.splitlines(), exit_line["reason"]
 
 
-def test_a_program_that_ends_its_own_jobs_is_refused(iso_with, tmp_path):
-    """Under pfp the kernel ends every job when its thread has had its
-    CPU time; work=backtest ends its jobs itself (sleep_next_period)."""
-    tasks = tmp_path / "own.tasks"
-    tasks.write_text("task T e=1 p=4 prio=1\n"
-                     "task U e=1 p=4 prio=2 work=backtest\n")
-    boot = qemu(iso_with("sched=pfp slots=10", tasks=tasks), smp=2,
-                icount=ICOUNT)
-    assert not boot.passed
-    said = [ln for ln in boot.serial.splitlines()
-            if ln.startswith("taskset: own.tasks:2: task U: work=backtest")]
-    assert said, boot.tail()
-    assert boot.result("exit") == {"status": "fail", "reason": "work"}
+# (scheduler, set, what the message line starts with, a word in it, the
+# reason): a server line the parser refuses, an arrival for no server, a
+# program that ends its own jobs (under pfp the kernel ends every job when
+# its thread has had its CPU time), servers under a plugin without
+# arrive().
+REFUSED = [
+    ("pfp", "task T e=1 p=4 prio=1\nserver S kind=lazy budget=100 "
+     "period=1000 prio=2\n", "taskset: refused.tasks:2:", "kind",
+     "taskset"),
+    ("pfp", "task T e=1 p=4 prio=1\nserver S kind=polling budget=100 "
+     "period=1000 prio=2\nat 500 arrive X cost_us=10\n",
+     "taskset: refused.tasks:3:", "X", "taskset"),
+    ("pfp", "task T e=1 p=4 prio=1\ntask U e=1 p=4 prio=2 work=backtest\n",
+     "taskset: refused.tasks:2: task U: work=backtest", "sleep_next_period",
+     "work"),
+    ("gedf", "task T e=1 p=4 prio=1\nserver S kind=polling budget=100 "
+     "period=1000 prio=2\n", "sched: refused.tasks:", "server S", "admission"),
+]
 
 
-def test_servers_under_a_plugin_without_arrive_are_refused(iso_with,
-                                                           tmp_path):
-    tasks = tmp_path / "srv.tasks"
-    tasks.write_text("task T e=1 p=4 prio=1\nserver S kind=polling "
-                     "budget=100 period=1000 prio=2\n")
-    boot = qemu(iso_with("sched=gedf slots=10", tasks=tasks), smp=2,
-                icount=ICOUNT)
-    assert not boot.passed
-    said = [ln for ln in boot.serial.splitlines()
-            if ln.startswith("sched: srv.tasks:")]
-    assert said and "S" in said[0] and "gedf" in said[0], boot.tail()
-    assert boot.result("exit") == {"status": "fail", "reason": "admission"}
+@pytest.mark.parametrize("sched,text,starts,word,reason", REFUSED)
+def test_bad_sets_are_refused(iso_with, tmp_path, sched, text, starts, word,
+                              reason):
+    lines, why = refusal(iso_with, tmp_path, sched, text)
+    said = [ln for ln in lines if ln.startswith(starts)]
+    assert said and word in said[0], "\n".join(lines[-30:])
+    assert why == reason
 
 
 def test_trace_of_an_event_run_decodes(iso_with, tmp_path):
