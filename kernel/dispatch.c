@@ -14,6 +14,7 @@
 
 struct cpu_sched *cpu_scheds;
 static unsigned ncpus;
+static const struct dispatch_source *source;
 
 static uint32_t idx(const struct task *t)
 {
@@ -31,7 +32,10 @@ static void on_resched_ipi(struct trap_frame *f)
 {
 	(void)f;
 	lapic_eoi();
-	decide_rearm();
+	if (source)
+		source->on_ipi();
+	else
+		decide_rearm();
 	struct cpu_sched *cs = dispatch_me();
 	uint64_t sent = cs->ipi_sent_at;
 	if (sent) {
@@ -46,6 +50,7 @@ static void on_resched_ipi(struct trap_frame *f)
 void dispatch_setup(unsigned cpus, struct task *idle_threads)
 {
 	ncpus = cpus;
+	source = 0;
 	cpu_scheds = bootmem_alloc(cpus * sizeof *cpu_scheds);
 	for (unsigned k = 0; k < cpus; k++) {
 		cpu_scheds[k].idle = &idle_threads[k];
@@ -59,6 +64,7 @@ void dispatch_cpu_start(void)
 	struct cpu_sched *cs = dispatch_me();
 	cs->current = cs->idle;
 	cs->idle->scheduled_on = (int)this_cpu()->cpu;
+	cs->idle->run_since = qclock_now();
 	cs->slot = 0;
 	cs->charged_to = 0;
 	cs->over = 0;
@@ -68,6 +74,25 @@ void dispatch_cpu_start(void)
 struct task *dispatch_current(void)
 {
 	return dispatch_me()->current;
+}
+
+void dispatch_set_source(const struct dispatch_source *src)
+{
+	source = src;
+}
+
+void dispatch_end(void)
+{
+	dispatch_me()->over = 1;
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+}
+
+uint64_t dispatch_cpu_cycles(const struct task *t)
+{
+	uint64_t c = t->run_cycles;
+	if (dispatch_me()->current == t)
+		c += qclock_now() - t->run_since;
+	return c;
 }
 
 void dispatch_enter_slot(uint64_t slot)
@@ -149,6 +174,9 @@ static void switch_to(struct cpu_sched *cs, struct task *next)
 	dispatch_account(cs->slot);
 	struct task *prev = cs->current;
 	trace_emit(TRACE_CXS_START, 0, idx(next), 0, idx(prev));
+	uint64_t now = qclock_now();
+	prev->run_cycles += now - prev->run_since;
+	next->run_since = now;
 	if (prev->fpu)
 		fpu_save(prev->fpu);
 	if (next->vm) {
@@ -170,9 +198,9 @@ static void switch_to(struct cpu_sched *cs, struct task *next)
 /* The task that should run here now, or NULL for the idle thread. */
 static struct task *chosen(struct cpu_sched *cs, unsigned me)
 {
-	if (cs->over || decide_failed())
+	if (cs->over || (!source && decide_failed()))
 		return 0;
-	int i = decide_answer(me, cs->slot);
+	int i = source ? source->answer(me) : decide_answer(me, cs->slot);
 	if (i == SCHED_IDLE)
 		return 0;
 	struct task *t = &tasks[i];

@@ -71,6 +71,27 @@ void dispatch_changed(unsigned cpu, uint64_t slot, int task);
 /* The thread running here (an idle thread, or a task). */
 struct task *dispatch_current(void);
 
+/*
+ * Where the answers come from in an event-driven run (kernel/event_run.c)
+ * instead of kernel/sched_decide.c: answer(cpu) is CPU cpu's latest answer
+ * (a task index or SCHED_IDLE); on_ipi() runs first in the reschedule
+ * IPI's handler (the CPU re-arms its timer there). NULL: sched_decide.
+ */
+struct dispatch_source {
+	int (*answer)(unsigned cpu);
+	void (*on_ipi)(void);
+};
+void dispatch_set_source(const struct dispatch_source *src);
+
+/* The run's end has come on this CPU: from now on it runs its idle
+ * thread, whose loop then returns. */
+void dispatch_end(void);
+
+/* The CPU time thread t has had in this run, in boot-CPU TSC cycles: every
+ * stretch it was the current thread of a CPU, the one in progress included
+ * when that is the calling CPU's (interrupts off). */
+uint64_t dispatch_cpu_cycles(const struct task *t);
+
 /* The first run of a task's thread (its kernel stack starts here). */
 void dispatch_first_run(void *prev, void *task) __attribute__((noreturn));
 

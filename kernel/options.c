@@ -201,6 +201,13 @@ void options_parse(const char *cmdline)
 			on_off(&w, &options.hourglass);
 		} else if (cmdline_key_is(&w, "events")) {
 			on_off(&w, &options.events);
+		} else if (cmdline_key_is(&w, "arrivals")) {
+			if (cmdline_value_is(&w, "irq"))
+				options.arrivals_irq = 1;
+			else if (cmdline_value_is(&w, "timer"))
+				options.arrivals_irq = 0;
+			else
+				bad(&w, "timer or irq", "timer");
 		} else if (cmdline_key_is(&w, "hourglass_ns")) {
 			number(&w, &options.hourglass_ns, HOURGLASS_NS_MIN,
 			       HOURGLASS_NS_MAX, "1000");

@@ -48,6 +48,9 @@ struct kernel_options {
 	uint64_t spin_us;   /* sched=: spin this long for a turn, then halt */
 	int hourglass;      /* sched=: the idle threads are the hourglass */
 	int events;         /* sched=: a plugin that can runs at events */
+	/* arrivals=irq: an event-driven run's arrivals come by interrupt,
+	 * through event_run_arrive (kernel/event_run.c). */
+	int arrivals_irq;
 	uint64_t hourglass_ns;  /* a longer gap is time it did not get */
 	enum trace_mode trace;
 	int record;         /* sched=: write trace records during the run */

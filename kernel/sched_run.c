@@ -15,6 +15,7 @@
 #include "console.h"
 #include "cpu_wait.h"
 #include "dumpstate.h"
+#include "event_run.h"
 #include "dispatch.h"
 #include "hourglass.h"
 #include "jobs.h"
@@ -104,7 +105,7 @@ static void cpu_prepare(void *arg)
 	syscall_init_cpu();
 }
 
-static void cpu_run(void *arg)
+void sched_run_cpu(void *arg)
 {
 	(void)arg;
 	struct percpu *p = this_cpu();
@@ -172,7 +173,7 @@ static uint64_t trace_records_needed(uint64_t slots)
 	return n < 0xffffffffu ? n : 0xffffffffu;
 }
 
-static void fill_control(struct task *t)
+static void fill_control(struct task *t, uint64_t quantum_us)
 {
 	struct rt_control *c = t->control;
 	c->magic = RT_CONTROL_MAGIC;
@@ -183,7 +184,7 @@ static void fill_control(struct task *t)
 	c->d = t->spec->d;
 	c->weight = t->spec->weight;
 	c->ws_bytes = t->spec->ws;
-	c->quantum_ns = qclock_quantum_us() * 1000;
+	c->quantum_ns = quantum_us * 1000;
 	c->tsc_khz = tsc.khz;
 	c->epoch_tsc = qclock_t0();
 	c->gap_threshold_cycles = hourglass_threshold();
@@ -192,6 +193,25 @@ static void fill_control(struct task *t)
 		c->flags |= RT_CONTROL_PAUSE;
 	if (t->spec->work == TASK_WORK_BAD_WRITE_OTHER && ntasks > 1)
 		c->other_page = (uint64_t)tasks[(t->index + 1) % ntasks].control;
+}
+
+void sched_run_fill_controls(uint64_t quantum_us)
+{
+	for (unsigned i = 0; i < ntasks; i++)
+		fill_control(&tasks[i], quantum_us);
+}
+
+void sched_run_threads_setup(struct task *idle)
+{
+	dispatch_setup(cpus, idle);
+	syscall_setup();
+	panic_set_user_fault_handler(task_on_user_fault);
+	cpu_wait_setup(tsc_from_us(options.spin_us));
+	hourglass_setup(options.hourglass, tsc_from_ns(options.hourglass_ns));
+	uint64_t hg = hourglass_calibrate(cpus, smp_run_on_all);
+	kprintf("hourglass: %s, a gap is a step over %llu ns\n",
+		options.hourglass ? "on every idle CPU" : "off (idle CPUs halt)",
+		(unsigned long long)tsc_to_ns(hg));
 }
 
 static int make_tasks(const char **reason)
@@ -255,6 +275,10 @@ int sched_run(const struct sched_plugin *plugin, const char *file,
 	for (unsigned k = 0; k < cpus; k++)
 		task_init_idle(&idle[k], k);
 
+	if (plugin->event_us)
+		return event_run(plugin, file, &ts, cpus, idle, slots, quantum_us,
+				 reason);
+
 	int staggered = plugin->staggered;
 	struct sched_config cfg = { .cpus = cpus, .staggered = staggered,
 				    .tasks = &ts, .params = options.params,
@@ -282,24 +306,15 @@ int sched_run(const struct sched_plugin *plugin, const char *file,
 	 * only what needs none. */
 	trace_enable(options.record);
 	jobs_setup(&ts, tasks, ntasks);
-	dispatch_setup(cpus, idle);
-	syscall_setup();
-	panic_set_user_fault_handler(task_on_user_fault);
-	cpu_wait_setup(tsc_from_us(options.spin_us));
-	hourglass_setup(options.hourglass, tsc_from_ns(options.hourglass_ns));
-	uint64_t hg = hourglass_calibrate(cpus, smp_run_on_all);
-	kprintf("hourglass: %s, a gap is a step over %llu ns\n",
-		options.hourglass ? "on every idle CPU" : "off (idle CPUs halt)",
-		(unsigned long long)tsc_to_ns(hg));
+	sched_run_threads_setup(idle);
 	static const struct qclock_client client = {
 		on_boundary, after_boundary, 0, 1 };
 	qclock_prepare(staggered, slots, quantum_us, cpus, LEAD_US, &client);
-	for (unsigned i = 0; i < ntasks; i++)
-		fill_control(&tasks[i]);
+	sched_run_fill_controls(quantum_us);
 	next_event = 0;
 
 	uint64_t timeout_us = LEAD_US + (slots + 1) * quantum_us * 2 + 2000000;
-	unsigned late = smp_run_on_all(cpu_run, 0, timeout_us);
+	unsigned late = smp_run_on_all(sched_run_cpu, 0, timeout_us);
 	trace_enable(0);
 	if (late) {
 		for (unsigned k = 0; k < cpus; k++)

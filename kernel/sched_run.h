@@ -26,4 +26,17 @@ int sched_run(const struct sched_plugin *plugin, const char *file,
 	      size_t len, uint64_t slots, uint64_t quantum_us,
 	      const char **reason);
 
+/*
+ * Shared with the event-driven driver (kernel/event_run.c), once the
+ * task threads exist: the dispatcher, system calls, fault handling, idle
+ * loops and their calibration for the idle threads idle[]; every task's
+ * control page for quanta of quantum_us; and what each CPU of the run
+ * does (smp_run_on_all): start its clock at boundary 0, run its idle
+ * thread until the run's end, stop.
+ */
+struct task;
+void sched_run_threads_setup(struct task *idle);
+void sched_run_fill_controls(uint64_t quantum_us);
+void sched_run_cpu(void *arg);
+
 #endif

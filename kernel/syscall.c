@@ -7,6 +7,7 @@
 #include "../lib/rt_abi.h"
 #include "../sched/driver.h"
 #include "dispatch.h"
+#include "event_run.h"
 #include "jobs.h"
 #include "quantum_clock.h"
 #include "sched_decide.h"
@@ -47,8 +48,10 @@ static int64_t sys_exit(struct task *t, struct trap_frame *f)
 static int64_t sys_sleep_next_period(struct task *t, struct trap_frame *f)
 {
 	(void)f;
-	if (!t->jobs.periodic)
-		return -RT_EINVAL;      /* a weight-only task has no periods */
+	if (!t->jobs.periodic || event_run_active())
+		return -RT_EINVAL;      /* a weight-only task has no periods; in
+					 * an event-driven run the kernel ends
+					 * the jobs */
 	uint64_t slot = dispatch_slot_now();
 	dispatch_account(slot);
 	jobs_complete(t, qclock_now());

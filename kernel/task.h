@@ -55,6 +55,10 @@ struct task {
 	struct rt_control *control;     /* the kernel's view of its page */
 	uint64_t entry;                 /* its program's first instruction */
 
+	/* CPU time (kernel/dispatch.c): stretches ended, in boot-CPU TSC
+	 * cycles, and when the one in progress began. */
+	uint64_t run_cycles, run_since;
+
 	/* Jobs and budget, as the kernel accounts them (kernel/jobs.c). */
 	struct task_jobs jobs;
 

@@ -6,6 +6,7 @@
 #include "../sched/driver.h"
 #include "console.h"
 #include "dispatch.h"
+#include "event_run.h"
 #include "jobs.h"
 #include "panic.h"
 #include "sched_decide.h"
@@ -23,10 +24,15 @@ static void __attribute__((noreturn)) leave(struct task *t)
 {
 	struct cpu_sched *cs = dispatch_me();
 	cs->in_kernel = 1;
-	uint64_t slot = dispatch_slot_now();
-	dispatch_account(slot);
-	jobs_stop(t, slot);
-	decide_event(SCHED_EV_LEAVE, (unsigned)t->index, slot);
+	/* An event-driven run has no quantum job model: its plugin goes on
+	 * choosing the task, and the CPU idles in its time (kernel/dispatch.c
+	 * runs no killed thread). */
+	if (!event_run_active()) {
+		uint64_t slot = dispatch_slot_now();
+		dispatch_account(slot);
+		jobs_stop(t, slot);
+		decide_event(SCHED_EV_LEAVE, (unsigned)t->index, slot);
+	}
 	cs = dispatch_me();
 	cs->in_kernel = 0;
 	dispatch_now();

@@ -283,14 +283,30 @@ int sched_evsim_run(struct sched_evsim *m, struct sched_error *err)
 	return 0;
 }
 
-/* No other task or server of its CPU has a priority as high. */
-static int top_priority(const struct taskset *ts, unsigned i)
+int sched_evsim_top(const struct taskset *ts, unsigned i)
 {
 	for (unsigned j = 0; j < ts->ntasks; j++)
 		if (j != i && ts->task[j].cpu == ts->task[i].cpu &&
 		    ts->task[j].prio <= ts->task[i].prio)
 			return 0;
 	return 1;
+}
+
+int sched_evsim_check(const struct sched_plugin *plugin,
+		      const struct taskset *ts, struct sched_error *err,
+		      unsigned *err_line)
+{
+	*err_line = 0;
+	for (unsigned i = 0; i < ts->nevents; i++)
+		if (ts->event[i].action != TASKSET_ARRIVE) {
+			fmt_snprintf(err->msg, sizeof err->msg,
+				     "%s does not support '%s' events",
+				     plugin->name,
+				     taskset_action_name(ts->event[i].action));
+			*err_line = ts->event[i].line;
+			return -1;
+		}
+	return sched_check_servers(plugin, ts, err);
 }
 
 struct sched_evsim *sched_evsim_create(const struct sched_plugin *plugin,
@@ -303,17 +319,7 @@ struct sched_evsim *sched_evsim_create(const struct sched_plugin *plugin,
 				       unsigned *err_line)
 {
 	const struct taskset *ts = cfg->tasks;
-	*err_line = 0;
-	for (unsigned i = 0; i < ts->nevents; i++)
-		if (ts->event[i].action != TASKSET_ARRIVE) {
-			fmt_snprintf(err->msg, sizeof err->msg,
-				     "%s does not support '%s' events",
-				     plugin->name,
-				     taskset_action_name(ts->event[i].action));
-			*err_line = ts->event[i].line;
-			return 0;
-		}
-	if (sched_check_servers(plugin, ts, err))
+	if (sched_evsim_check(plugin, ts, err, err_line))
 		return 0;
 	struct sched_evsim *m = alloc(alloc_ctx, sizeof *m);
 	m->plugin = plugin;
@@ -332,7 +338,7 @@ struct sched_evsim *sched_evsim_create(const struct sched_plugin *plugin,
 		m->cpu[k] = (struct cstate){ .task = SCHED_IDLE, .pending = 1 };
 	for (unsigned i = 0; i < ts->ntasks; i++) {
 		m->t[i].cost = (uint64_t)ts->task[i].e * cfg->quantum_us;
-		m->t[i].m.top = top_priority(ts, i);
+		m->t[i].m.top = sched_evsim_top(ts, i);
 	}
 	arrival_init(&m->arr, ts,
 		     alloc(alloc_ctx, (arrival_generators(ts) + 1) *

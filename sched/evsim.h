@@ -49,6 +49,16 @@ struct sched_evsim_out {
 struct sched_evsim;
 
 /*
+ * What an event-driven run of plugin can take from ts -- the kernel's
+ * driver asks too: 0, or -1 with a message (an `at` event other than
+ * `arrive`, whose line is then in *err_line; servers under a plugin
+ * without arrive()).
+ */
+int sched_evsim_check(const struct sched_plugin *plugin,
+		      const struct taskset *ts, struct sched_error *err,
+		      unsigned *err_line);
+
+/*
  * A machine for plugin over cfg (cfg->quantum_us set), running until_us
  * with cxs_us per switch; memory from alloc, never freed before the end.
  * NULL with a message in err (the plugin refused the set, or the set has
@@ -66,6 +76,10 @@ struct sched_evsim *sched_evsim_create(const struct sched_plugin *plugin,
 /* Runs to the end; 0, or -1 with a message (a plugin that answered a task
  * that does not exist or keeps asking for reschedules). */
 int sched_evsim_run(struct sched_evsim *m, struct sched_error *err);
+
+/* No other task or server of entry i's CPU has a priority as high: the
+ * sliding-window bound is the server's to keep (docs/servers.md). */
+int sched_evsim_top(const struct taskset *ts, unsigned i);
 
 void *sched_evsim_plugin_state(const struct sched_evsim *m);
 const struct sched_measure *sched_evsim_measure(const struct sched_evsim *m,

@@ -24,6 +24,9 @@
 #define VEC_QUANTUM_TIMER 0x40
 #define VEC_CALIBRATION_TIMER 0x41
 #define VEC_RESCHED_IPI 0x50
+/* kernel/event_run.c, arrivals=irq: an aperiodic arrival handed to another
+ * CPU as a device's interrupt would bring it. */
+#define VEC_ARRIVAL_IPI 0x58
 /* A CPU halted inside the quantum timer's handler is woken by this IPI
  * (kernel/sched_run.c): the local APIC delivers it only from a higher
  * priority class (vector >> 4) than the one in service (SDM 11.8.3). */

@@ -148,3 +148,34 @@ def test_bad_input_is_named(tmp_path, text, line, reason):
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 2
     assert proc.stderr.startswith(f"{f}:{line}: ") and reason in proc.stderr
+
+
+def rtktrace_window():
+    import sys
+    from conftest import ROOT
+    sys.path.insert(0, str(ROOT / "tools"))
+    from rtktrace import window
+    return window
+
+
+@settings(max_examples=200, **SETTINGS)
+@given(span_lists())
+def test_the_trace_decoders_check_matches_brute_force(case):
+    """tools/rtktrace/window.py, the check `rtk-trace window` runs on an
+    event-driven run's records, written apart from window.c."""
+    period, spans = case
+    want, _ = brute_force(period, spans)
+    assert rtktrace_window().window_max(spans, period)[0] == want
+
+
+@settings(max_examples=200, **SETTINGS)
+@given(span_lists(), span_lists())
+def test_background_time_is_cut_out_of_the_spans(ran, holes):
+    """minus(): a microsecond is left exactly when it was in a span and in
+    no hole."""
+    (_, spans), (_, cut) = ran, holes
+    left = rtktrace_window().minus(spans, cut)
+    units = {u for a, b in left for u in range(a, b)}
+    assert units == {u for a, b in spans for u in range(a, b)} - \
+        {u for a, b in cut for u in range(a, b)}
+    assert all(a < b for a, b in left) and left == sorted(left)

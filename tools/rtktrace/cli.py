@@ -1,13 +1,16 @@
 """rtk-trace's command line."""
 import argparse
+import json
 import pathlib
 import sys
 
 from .decode import check_console, runs_from, write_files
+from .window import check, servers_of
 
 NOTHING_USABLE = 1
 USAGE = 2
 CONSOLE_DIFFERS = 3
+WINDOW_OVER = 3
 
 
 def parser():
@@ -29,7 +32,34 @@ def parser():
                      help="also compare with the schedule and RESULT lines "
                           f"the kernel printed; exit {CONSOLE_DIFFERS} when "
                           "they differ")
+    win = sub.add_parser(
+        "window", help="the sliding-window check of each server of an "
+                       "event-driven run (pfp), from its trace; one JSON "
+                       f"line per server, exit {WINDOW_OVER} when one ran "
+                       "more than its budget in a period")
+    win.add_argument("log", type=pathlib.Path, help="the serial console log")
+    win.add_argument("--tasks", type=pathlib.Path, required=True,
+                     help="the run's task set (its server lines give each "
+                          "server's budget and period)")
     return ap
+
+
+def window(args, runs):
+    try:
+        servers = servers_of(args.tasks.read_text(errors="replace"))
+    except OSError as e:
+        print(f"rtk-trace: {args.tasks}: {e.strerror}", file=sys.stderr)
+        return USAGE
+    if not servers:
+        print(f"rtk-trace: {args.tasks}: no server line", file=sys.stderr)
+        return USAGE
+    status = 0
+    for run in runs:
+        for row in check(run, servers):
+            print(json.dumps(row))
+            if not row["ok"]:
+                status = WINDOW_OVER
+    return status
 
 
 def main(argv=None):
@@ -46,6 +76,8 @@ def main(argv=None):
         print(f"rtk-trace: {args.log}: no usable trace dump (no intact "
               "TRACE-BEGIN line; boot with trace=events)", file=sys.stderr)
         return NOTHING_USABLE
+    if args.command == "window":
+        return window(args, runs)
     pictures = not args.no_pictures
     if pictures:
         try:
