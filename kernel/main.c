@@ -14,6 +14,7 @@
 #include "../arch/x86/power.h"
 #include "../arch/x86/trap.h"
 #include "../arch/x86/tsc.h"
+#include "../drivers/apic/ioapic.h"
 #include "../drivers/apic/lapic.h"
 #include "../drivers/fb/fbcon.h"
 #include "../drivers/serial/uart.h"
@@ -148,6 +149,11 @@ void kernel_main(uint32_t magic, uint32_t info_phys)
 	if (options.fatal)
 		finish(0, "cmdline");
 	smp_init_bsp_apic(acpi.lapic_addr);
+	/* The 8259s are masked (pic_disable); the I/O APICs too, until a
+	 * source is routed (kernel/arrival_irq.c). */
+	if (acpi.nioapics)
+		kprintf("ioapic: %u inputs, %u ISA overrides, all masked\n",
+			ioapic_init(), acpi.noverrides);
 	/* The firmware tables are read: page 0 (the BIOS data area) is done
 	 * with, and becomes the hole that catches NULL pointers. */
 	vm_init();
