@@ -40,6 +40,20 @@ enum dumpstate_when {
 	DUMPSTATE_END,      /* after the run, with the quantum clock's */
 };
 
+/* arrivals=: where a run's aperiodic arrivals come from (docs/interrupts.md). */
+enum arrivals_mode {
+	ARRIVALS_TIMER,     /* the run's own one-shot timers */
+	ARRIVALS_HPET,      /* HPET comparator interrupts */
+	ARRIVALS_UART,      /* lines typed on COM1, besides the set's own */
+};
+
+/* irqcheck=: the self-check of an interrupt source instead of a run. */
+enum irqcheck_mode {
+	IRQCHECK_OFF,
+	IRQCHECK_HPET,
+	IRQCHECK_UART,
+};
+
 struct kernel_options {
 	uint64_t quantum_us;
 	enum ticks_mode ticks;
@@ -61,6 +75,9 @@ struct kernel_options {
 	 * microseconds late (kernel/quantum_clock.c); late_us 0: none. */
 	unsigned late_cpu;
 	uint64_t late_slot, late_us;
+	enum arrivals_mode arrivals;
+	enum irqcheck_mode irqcheck;
+	uint64_t irq_cpu;   /* the CPU the arrival interrupts go to */
 	/* Scheduler parameters (gdq_T=40 ...), handed to the plugin. */
 	struct sched_param params[8];
 	unsigned nparams;

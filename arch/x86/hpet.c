@@ -80,8 +80,9 @@ void hpet_comparator_setup(int input)
 	if (input >= 0)
 		c |= (uint64_t)input << TN_ROUTE_SHIFT;
 	regs[HPET_T0_CONFIG / 8] = c;
-	/* Far away until armed: the comparator matches once per wrap. */
-	regs[HPET_T0_COMPARATOR / 8] = hpet_counter() - 1;
+	/* Disarmed: the last count of a 64-bit counter is centuries away
+	 * (an emulator may fire at once for a count already passed). */
+	regs[HPET_T0_COMPARATOR / 8] = ~0ull;
 	uint64_t g = regs[HPET_CONFIG / 8];
 	if (input < 0)
 		g |= CONFIG_LEGACY_ROUTE;
