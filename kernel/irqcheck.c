@@ -105,6 +105,8 @@ static int check_uart(const struct taskset *ts, uint64_t duration_us,
 {
 	recs = bootmem_alloc(MAX_TYPED * sizeof *recs);
 	arrival_irq_record_into(recs, MAX_TYPED);
+	/* Before the ready line: the first line may follow it at once. */
+	uint64_t t0 = rdtsc_ordered();
 	if (arrival_uart_start(ts, cpu, 0)) {
 		*reason = "irqcheck";
 		return -1;
@@ -113,7 +115,6 @@ static int check_uart(const struct taskset *ts, uint64_t duration_us,
 	kprintf("irqcheck: uart ready: type 'SERVER COST_US' lines on COM1, "
 		"'!end' to finish (CPU %u takes them, %llu us at most)\n", cpu,
 		(unsigned long long)duration_us);
-	uint64_t t0 = rdtsc_ordered();
 	smp_halt_until(uart_finished, 0, t0 + tsc_from_us(duration_us));
 	arrival_uart_stop();
 	unsigned got = arrival_irq_delivered();

@@ -25,55 +25,70 @@ from harness import DEBUG_EXIT, Boot, make_iso, qemu
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "host"))
 from test_arrivals import gaps  # noqa: E402  (the independent generator)
 
-# Two streams and scripted arrivals, over 200 ms: about 30 arrivals.
-HPET_SET = """\
-server S kind=sporadic budget=100 period=1000 prio=0
-server P kind=polling budget=200 period=5000 prio=1
-arrivals S rate_hz=100 cost_us=50 seed=7
-arrivals P rate_hz=50 cost_us=120 seed=11
-at 0 arrive P cost_us=9
-at 150000 arrive S cost_us=33
-"""
-HPET_US = 200000
+SERVERS = ("server S kind=sporadic budget=100 period=1000 prio=0\n"
+           "server P kind=polling budget=200 period=5000 prio=1\n")
+
+
+class ArrivalSet:
+    """Two servers, a stream for each (name, rate_hz, cost_us, seed) and
+    scripted arrivals (t_us, name, cost_us), up to end_us."""
+
+    def __init__(self, streams, scripted, end_us):
+        self.streams, self.scripted, self.end_us = streams, scripted, end_us
+
+    def text(self):
+        return SERVERS + "".join(
+            [f"arrivals {n} rate_hz={r} cost_us={c} seed={s}\n"
+             for n, r, c, s in self.streams] +
+            [f"at {t} arrive {n} cost_us={c}\n" for t, n, c in self.scripted])
+
+    def expected(self):
+        return expected_arrivals(self.end_us, self.streams, self.scripted)
+
+
+# About 30 arrivals over 200 ms.
+HPET = ArrivalSet((("S", 100, 50, 7), ("P", 50, 120, 11)),
+                  ((0, "P", 9), (150000, "S", 33)), 200000)
+# Streams whose mean gap (25 us in all) is below QEMU's interrupt latency:
+# one interrupt must deliver every arrival due, and an arrival passed
+# while its comparator is armed must not wait for the counter to wrap.
+# Two scripted arrivals at one time share one interrupt.
+DENSE = ArrivalSet((("S", 20000, 5, 3), ("P", 20000, 6, 3)),
+                   ((5000, "P", 1), (5000, "S", 2)), 20000)
 # The QEMU TCG host is shared and busy: an interrupt may come milliseconds
 # late. Loose: 50 ms, a quarter of the run.
 DELAY_BOUND_NS = 50_000_000
 
 
-def expected_arrivals(end_us):
+def expected_arrivals(end_us, streams, scripted):
     """lib/arrival's order (arrival.h): by time; at one time the scripted
-    ones first, then the streams in server declaration order."""
+    ones first (in file order), then the streams in server declaration
+    order."""
     out = []
-    for order, (name, rate, cost, seed) in enumerate(
-            [("S", 100, 50, 7), ("P", 50, 120, 11)]):
+    for order, (name, rate, cost, seed) in enumerate(streams):
         t = 0
-        for g in gaps(seed, rate, 1000):
+        for g in gaps(seed, rate, 100000):
             t += g
             if t > end_us:
                 break
-            out.append((t, 1 + order, name, cost))
-    out += [(0, 0, "P", 9), (150000, 0, "S", 33)]
-    return [(t, name, cost) for t, _, name, cost in sorted(out)]
+            out.append((t, 1, order, name, cost))
+    out += [(t, 0, k, name, cost) for k, (t, name, cost) in enumerate(scripted)]
+    return [(t, name, cost) for t, _, _, name, cost in sorted(out)]
 
 
-def hpet_boot(iso_with, tmp_path, machine, smp=2, cpu=None):
+def hpet_boot(iso_with, tmp_path, machine, smp=2, cpu=None, aset=HPET,
+              firmware="bios"):
     tasks = tmp_path / "hpet.tasks"
-    tasks.write_text(HPET_SET)
-    words = f"irqcheck=hpet slots={HPET_US // 1000}"
+    tasks.write_text(aset.text())
+    words = f"irqcheck=hpet slots={aset.end_us // 1000}"
     if cpu is not None:
         words += f" irq_cpu={cpu}"
     return qemu(iso_with(words, tasks=tasks), smp=smp, machine=machine,
-                timeout=120)
+                firmware=firmware, timeout=120)
 
 
-@pytest.mark.parametrize("machine,route", [("q35", "gsi23"), ("pc", "legacy")])
-def test_hpet_arrivals_come_at_the_generated_times(iso_with, tmp_path,
-                                                   machine, route):
-    """q35's HPET can drive I/O APIC inputs 16-23 directly; pc's only
-    input 2, which the PIT shares, so it goes by the legacy route."""
-    boot = hpet_boot(iso_with, tmp_path, machine)
+def check_hpet_arrivals(boot, want, route):
     assert boot.passed, boot.tail()
-    want = expected_arrivals(HPET_US)
     got = boot.results("irqarrival")
     assert [(int(a["t_us"]), a["server"], int(a["cost_us"])) for a in got] \
         == want, boot.tail()
@@ -89,7 +104,30 @@ def test_hpet_arrivals_come_at_the_generated_times(iso_with, tmp_path,
         # for the TSC-against-HPET calibration error (ppm: under 10 us in
         # 200 ms).
         assert int(a["irq_ns"]) >= int(a["t_us"]) * 1000 - 10000, a
-        assert a["cpu"] == "0", a
+    return got
+
+
+@pytest.mark.parametrize("machine,firmware,route", [
+    ("q35", "bios", "gsi23"), ("pc", "bios", "legacy"),
+    ("q35", "uefi", "gsi23")])
+def test_hpet_arrivals_come_at_the_generated_times(iso_with, tmp_path,
+                                                   machine, firmware, route):
+    """q35's HPET can drive I/O APIC inputs 16-23 directly; pc's only
+    input 2, which the PIT shares, so it goes by the legacy route. And
+    the same after OVMF (UEFI) as after SeaBIOS."""
+    boot = hpet_boot(iso_with, tmp_path, machine, firmware=firmware)
+    got = check_hpet_arrivals(boot, HPET.expected(), route)
+    assert {a["cpu"] for a in got} == {"0"}
+
+
+def test_dense_hpet_arrivals_all_come_in_order(iso_with, tmp_path):
+    boot = hpet_boot(iso_with, tmp_path, "q35", aset=DENSE)
+    want = DENSE.expected()
+    assert len(want) > 500
+    got = check_hpet_arrivals(boot, want, "gsi23")
+    tied = [a for a in got if a["t_us"] == "5000" and
+            int(a["cost_us"]) < 5]
+    assert len(tied) == 2 and tied[0]["irq_ns"] == tied[1]["irq_ns"], tied
 
 
 @pytest.mark.parametrize("machine", ["q35", "pc"])
@@ -100,7 +138,7 @@ def test_the_vector_arrives_on_the_cpu_it_was_routed_to(iso_with, tmp_path,
     boot = hpet_boot(iso_with, tmp_path, machine, cpu=1)
     assert boot.passed, boot.tail()
     got = boot.results("irqarrival")
-    assert len(got) == len(expected_arrivals(HPET_US)), boot.tail()
+    assert len(got) == len(HPET.expected()), boot.tail()
     assert {a["cpu"] for a in got} == {"1"}, boot.tail()
     assert boot.result("irqcheck")["cpu"] == "1"
 
@@ -111,7 +149,7 @@ def test_the_vector_arrives_on_the_cpu_it_was_routed_to(iso_with, tmp_path,
 ])
 def test_no_hpet_is_refused_with_a_message(iso_with, tmp_path, words, named):
     tasks = tmp_path / "hpet.tasks"
-    tasks.write_text(HPET_SET)
+    tasks.write_text(HPET.text())
     boot = qemu(iso_with(words, tasks=tasks), smp=1, machine="pc,hpet=off",
                 timeout=120)
     assert f"arrivals: {named}, and this machine has none" in boot.serial, \
@@ -125,7 +163,7 @@ def test_no_hpet_is_refused_with_a_message(iso_with, tmp_path, words, named):
 def test_an_irq_cpu_that_is_not_online_is_refused(iso_with, tmp_path):
     """And a bad arrivals= value is named, the default kept."""
     tasks = tmp_path / "hpet.tasks"
-    tasks.write_text(HPET_SET)
+    tasks.write_text(HPET.text())
     boot = qemu(iso_with("arrivals=hpe irqcheck=hpet irq_cpu=3 slots=50",
                          tasks=tasks), smp=2, timeout=120)
     assert "cmdline: bad value 'arrivals=hpe' (timer, hpet or uart); " \
@@ -155,7 +193,7 @@ TYPED = [
 ]
 
 
-def uart_boot(iso, smp, lines, timeout=120):
+def uart_boot(iso, smp, lines, machine="pc", timeout=120):
     """Boots with COM1 on a Unix socket this side listens on: waits for the
     kernel's ready line, types the lines and `!end`, reads to the end."""
     with tempfile.TemporaryDirectory() as tmp:
@@ -163,7 +201,7 @@ def uart_boot(iso, smp, lines, timeout=120):
         srv = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         srv.bind(path)
         srv.listen(1)
-        cmd = ["qemu-system-x86_64", "-machine", "pc", "-smp", str(smp),
+        cmd = ["qemu-system-x86_64", "-machine", machine, "-smp", str(smp),
                "-m", "256M", "-display", "none", "-no-reboot",
                "-chardev", f"socket,id=com1,path={path}",
                "-serial", "chardev:com1", "-monitor", "none", *DEBUG_EXIT,
@@ -211,13 +249,16 @@ def uart_boot(iso, smp, lines, timeout=120):
         return Boot(rc, text, timed_out)
 
 
-@pytest.mark.parametrize("cpu", [0, 1])
-def test_typed_lines_deliver_exactly_the_typed_jobs(tmp_path, cpu):
+@pytest.mark.parametrize("machine,cpu", [
+    ("pc", 0), ("pc", 1),
+    # COM1's I/O APIC input from the MP table's ISA interrupt entries.
+    ("pc,acpi=off", 0)])
+def test_typed_lines_deliver_exactly_the_typed_jobs(tmp_path, machine, cpu):
     tasks = tmp_path / "uart.tasks"
     tasks.write_text(UART_SET)
     iso = make_iso(tmp_path / "uart.iso", tasks=tasks,
                    cmdline=f"irqcheck=uart slots=60000 irq_cpu={cpu}")
-    boot = uart_boot(iso, 2, [line for line, _ in TYPED])
+    boot = uart_boot(iso, 2, [line for line, _ in TYPED], machine=machine)
     assert boot.passed, boot.tail()
     jobs = [want for _, want in TYPED if isinstance(want, tuple)]
     got = boot.results("irqtyped")
