@@ -101,9 +101,10 @@ def check_hpet_arrivals(boot, want, route):
     for a in got:
         assert 0 <= int(a["delay_ns"]) <= DELAY_BOUND_NS, a
         # The TSC's time of the interrupt: after the arrival's time, but
-        # for the TSC-against-HPET calibration error (ppm: under 10 us in
-        # 200 ms).
-        assert int(a["irq_ns"]) >= int(a["t_us"]) * 1000 - 10000, a
+        # for the TSC's calibration against the HPET (a loaded host's is
+        # tens of ppm off: 1000 ppm allowed) and one read of both clocks.
+        t_ns = int(a["t_us"]) * 1000
+        assert int(a["irq_ns"]) >= t_ns - t_ns // 1000 - 10000, a
     return got
 
 
