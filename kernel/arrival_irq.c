@@ -24,6 +24,25 @@ int arrival_irq_check(enum arrival_irq_source src, unsigned cpu,
 				       : arrival_uart_check(word);
 }
 
+int arrival_irq_start(enum arrivals_mode mode, const struct taskset *ts,
+		      uint64_t epoch_tsc, uint64_t end_us, unsigned cpu,
+		      arrival_irq_fn fn)
+{
+	if (mode == ARRIVALS_HPET)
+		return arrival_hpet_start(ts, epoch_tsc, end_us, cpu, fn);
+	if (mode == ARRIVALS_UART)
+		return arrival_uart_start(ts, cpu, fn);
+	return 0;
+}
+
+void arrival_irq_stop(enum arrivals_mode mode)
+{
+	if (mode == ARRIVALS_HPET)
+		arrival_hpet_stop();
+	else if (mode == ARRIVALS_UART)
+		arrival_uart_stop();
+}
+
 void arrival_irq_record_into(struct arrival_irq_rec *buf, unsigned cap)
 {
 	recs = buf;

@@ -12,6 +12,9 @@
 
 #include <stdint.h>
 
+#include "../lib/taskset.h"
+#include "options.h"
+
 /* Called in the interrupt handler, on the CPU the source was routed to,
  * with interrupts disabled; irq_tsc: the TSC read first thing in it. */
 typedef void (*arrival_irq_fn)(unsigned server, uint32_t cost_us,
@@ -47,6 +50,22 @@ void arrival_irq_record_into(struct arrival_irq_rec *buf, unsigned cap);
 /* Arrivals delivered since the last arrival_irq_record_into (also those
  * that did not fit the buffer). */
 unsigned arrival_irq_delivered(void);
+
+/*
+ * What a run calls (docs/interrupts.md, "Connecting a run"): starts the
+ * source arrivals= names, its interrupts routed to CPU cpu, each arrival
+ * calling fn. ARRIVALS_HPET: every arrival of ts up to end_us (inclusive,
+ * as the simulator delivers them), time 0 at the TSC value epoch_tsc (now
+ * or later); the run's timers then deliver none of the set's arrivals.
+ * ARRIVALS_UART: typed lines, while the run's timers deliver the set's own.
+ * ARRIVALS_TIMER: nothing to start. Returns 0, or -1 after saying why.
+ */
+int arrival_irq_start(enum arrivals_mode mode, const struct taskset *ts,
+		      uint64_t epoch_tsc, uint64_t end_us, unsigned cpu,
+		      arrival_irq_fn fn);
+/* Masks the source's interrupt; a handler already running finishes
+ * first. */
+void arrival_irq_stop(enum arrivals_mode mode);
 
 /* For the sources: records the arrival and calls fn. */
 void arrival_irq_deliver(arrival_irq_fn fn, const struct arrival_irq_rec *r);
