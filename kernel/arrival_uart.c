@@ -63,6 +63,11 @@ static void end_line(uint64_t tsc)
 			struct arrival_irq_rec r = { .irq_tsc = tsc,
 				.cost_us = cost, .server = server };
 			arrival_irq_deliver(callback, &r);
+			/* After the delivery, which it must not delay. A
+			 * terminal in raw mode (QEMU's -serial stdio) does not
+			 * echo: this line is what the person sees. */
+			kprintf("uart: arrival %s cost_us=%u\n",
+				set->task[server].name, cost);
 			break;
 		}
 		case ARRIVAL_LINE_END:

@@ -268,6 +268,10 @@ def test_typed_lines_deliver_exactly_the_typed_jobs(tmp_path, machine, cpu):
     assert {a["cpu"] for a in got} == {str(cpu)}, boot.tail()
     irq_ns = [int(a["irq_ns"]) for a in got]
     assert irq_ns == sorted(irq_ns)
+    # Each job is acknowledged on the console (no echo in raw mode).
+    assert [l.strip() for l in boot.serial.splitlines()
+            if l.startswith("uart: arrival ")] == \
+        [f"uart: arrival {n} cost_us={c}" for n, c in jobs], boot.tail()
     bad = [want for _, want in TYPED if isinstance(want, str)]
     messages = [l for l in boot.serial.splitlines()
                 if l.startswith("uart: bad line ")]
