@@ -156,8 +156,13 @@ static uint64_t hpet_at_tsc(uint64_t t0_tsc)
 int arrival_hpet_start(const struct taskset *ts, uint64_t t0_tsc,
 		       uint64_t end, unsigned cpu, arrival_irq_fn fn)
 {
-	if (arrival_hpet_check("the HPET arrivals"))
+	if (arrival_hpet_check("arrivals=hpet"))
 		return -1;
+	if (active) {
+		kprintf("arrivals: the HPET arrivals already run; stop "
+			"them first\n");
+		return -1;
+	}
 	if (arrival_generators(ts) > MAX_GENERATORS) {
 		kprintf("arrivals: %u arrival streams; the HPET source takes "
 			"%u\n", arrival_generators(ts), MAX_GENERATORS);

@@ -110,8 +110,13 @@ static void on_uart(struct trap_frame *f)
 int arrival_uart_start(const struct taskset *ts, unsigned cpu,
 		       arrival_irq_fn fn)
 {
-	if (arrival_uart_check("the typed arrivals"))
+	if (arrival_uart_check("arrivals=uart"))
 		return -1;
+	if (active) {
+		kprintf("arrivals: the typed arrivals already run; stop "
+			"them first\n");
+		return -1;
+	}
 	if (ioapic_route(wiring, VEC_ARRIVAL_UART, arrival_irq_apic_id(cpu)))
 		return -1;
 	set = ts;
