@@ -77,10 +77,10 @@ def expected_arrivals(end_us, streams, scripted):
 
 
 def hpet_boot(iso_with, tmp_path, machine, smp=2, cpu=None, aset=HPET,
-              firmware="bios"):
+              firmware="bios", extra=""):
     tasks = tmp_path / "hpet.tasks"
     tasks.write_text(aset.text())
-    words = f"irqcheck=hpet slots={aset.end_us // 1000}"
+    words = f"irqcheck=hpet slots={aset.end_us // 1000} {extra}"
     if cpu is not None:
         words += f" irq_cpu={cpu}"
     return qemu(iso_with(words, tasks=tasks), smp=smp, machine=machine,
@@ -135,9 +135,13 @@ def test_dense_hpet_arrivals_all_come_in_order(iso_with, tmp_path):
 def test_the_vector_arrives_on_the_cpu_it_was_routed_to(iso_with, tmp_path,
                                                        machine):
     """The I/O APIC entry's destination is CPU 1's APIC ID: every arrival
-    is taken there, none on the boot CPU."""
-    boot = hpet_boot(iso_with, tmp_path, machine, cpu=1)
+    is taken there, none on the boot CPU. (arrivals=hpet on a machine that
+    has what it needs says which way the interrupts would go.)"""
+    boot = hpet_boot(iso_with, tmp_path, machine, cpu=1,
+                     extra="arrivals=hpet")
     assert boot.passed, boot.tail()
+    route = "gsi23" if machine == "q35" else "legacy"
+    assert f"arrivals: HPET comparator 0 by {route} to CPU 1" in boot.serial
     got = boot.results("irqarrival")
     assert len(got) == len(HPET.expected()), boot.tail()
     assert {a["cpu"] for a in got} == {"1"}, boot.tail()
@@ -258,9 +262,11 @@ def test_typed_lines_deliver_exactly_the_typed_jobs(tmp_path, machine, cpu):
     tasks = tmp_path / "uart.tasks"
     tasks.write_text(UART_SET)
     iso = make_iso(tmp_path / "uart.iso", tasks=tasks,
-                   cmdline=f"irqcheck=uart slots=60000 irq_cpu={cpu}")
+                   cmdline=f"irqcheck=uart slots=60000 irq_cpu={cpu} "
+                   "arrivals=uart")
     boot = uart_boot(iso, 2, [line for line, _ in TYPED], machine=machine)
     assert boot.passed, boot.tail()
+    assert f"arrivals: typed on COM1, to CPU {cpu}" in boot.serial
     jobs = [want for _, want in TYPED if isinstance(want, tuple)]
     got = boot.results("irqtyped")
     assert [(a["server"], int(a["cost_us"])) for a in got] == jobs, \
