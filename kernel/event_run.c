@@ -8,6 +8,7 @@
 #include "../lib/arrival.h"
 #include "../lib/fmt.h"
 #include "../sched/evsim.h"
+#include "arrival_irq.h"
 #include "bootmem.h"
 #include "console.h"
 #include "dispatch.h"
@@ -208,6 +209,14 @@ static int deliver(unsigned i, uint32_t cost_us, uint64_t arrival_us,
 	return 0;
 }
 
+/* When CPU 0's timer must deliver the set's next arrival: never when the
+ * HPET's comparator brings them (arrivals=hpet). */
+static uint64_t timer_arrival(void)
+{
+	return options.arrivals == ARRIVALS_HPET ? UINT64_MAX
+						 : arrival_peek(&ev.arr);
+}
+
 /* The task-set's arrivals due by now (never past the end): delivered
  * here, or with arrivals=irq handed to the last CPU by an interrupt that
  * delivers them as a device's would (event_run_arrive). */
@@ -215,13 +224,13 @@ static void deliver_due(uint64_t now)
 {
 	struct arrival a;
 	int handed = 0;
-	while (arrival_peek(&ev.arr) <= now) {
-		if (options.arrivals_irq &&
+	while (timer_arrival() <= now) {
+		if (options.arrivals == ARRIVALS_IRQ &&
 		    ev.handed_to - ev.handed_from == HANDOVER_MAX)
 			break;      /* the rest at the next timer */
 		if (!arrival_next(&ev.arr, &a))
 			break;
-		if (!options.arrivals_irq) {
+		if (options.arrivals != ARRIVALS_IRQ) {
 			deliver(a.server, a.cost_us, a.t_us, now);
 			continue;
 		}
@@ -326,7 +335,7 @@ static uint64_t wake_of(unsigned k, uint64_t now)
 				w = now + us;
 		}
 	}
-	uint64_t a = arrival_peek(&ev.arr);
+	uint64_t a = timer_arrival();
 	if (k == 0 && a < w)
 		w = a;
 	return w > now ? w : now + 1;
@@ -412,6 +421,16 @@ int event_run_arrive(unsigned server, uint32_t cost_us, uint64_t irq_tsc)
 	}
 	spin_unlock_irqrestore(&ev.lock, flags);
 	return rc;
+}
+
+/* arrivals=hpet|uart: a device's arrival, on the CPU that took its
+ * interrupt; the TSC it read is that CPU's. A refused one (outside the
+ * run, not a server, a full queue) is counted by event_run_arrive. */
+static void arrive_from_device(unsigned server, uint32_t cost_us,
+			       uint64_t irq_tsc)
+{
+	event_run_arrive(server, cost_us,
+			 irq_tsc - (uint64_t)this_cpu()->tsc_offset);
 }
 
 /* Records for the printed schedule: a few per job, arrival and
@@ -593,11 +612,21 @@ int event_run(const struct sched_plugin *plugin, const char *file,
 	qclock_prepare(0, end_us, 1, cpus, LEAD_US, &client);
 	sched_run_fill_controls(quantum_us);
 	ev.running = 1;
+	/* Time 0 of the run is T0 on this CPU's TSC. */
+	if (arrival_irq_start(options.arrivals, ts,
+			      qclock_t0() + (uint64_t)this_cpu()->tsc_offset,
+			      end_us, (unsigned)options.irq_cpu,
+			      arrive_from_device)) {
+		ev.running = 0;
+		*reason = "arrivals";
+		return -1;
+	}
 	trace_enable(tracing);
 	uint64_t timeout_us = LEAD_US + 2 * end_us + 2000000;
 	unsigned late = smp_run_on_all(sched_run_cpu, 0, timeout_us);
 	trace_enable(0);
 	ev.running = 0;
+	arrival_irq_stop(options.arrivals);
 	if (late) {
 		for (unsigned k = 0; k < cpus; k++)
 			if (!qclock_cpu_done(k))

@@ -14,13 +14,17 @@
 #include "../arch/x86/power.h"
 #include "../arch/x86/trap.h"
 #include "../arch/x86/tsc.h"
+#include "../drivers/apic/ioapic.h"
 #include "../drivers/apic/lapic.h"
 #include "../drivers/fb/fbcon.h"
 #include "../drivers/serial/uart.h"
+#include "arrival_hpet.h"
+#include "arrival_irq.h"
 #include "bootmem.h"
 #include "clock_selftest.h"
 #include "console.h"
 #include "gdbstub.h"
+#include "irqcheck.h"
 #include "mb2.h"
 #include "options.h"
 #include "panic.h"
@@ -148,6 +152,11 @@ void kernel_main(uint32_t magic, uint32_t info_phys)
 	if (options.fatal)
 		finish(0, "cmdline");
 	smp_init_bsp_apic(acpi.lapic_addr);
+	/* The 8259s are masked (pic_disable); the I/O APICs too, until a
+	 * source is routed (kernel/arrival_irq.c). */
+	if (acpi.nioapics)
+		kprintf("ioapic: %u inputs, %u ISA overrides, all masked\n",
+			ioapic_init(), acpi.noverrides);
 	/* The firmware tables are read: page 0 (the BIOS data area) is done
 	 * with, and becomes the hole that catches NULL pointers. */
 	vm_init();
@@ -189,6 +198,37 @@ void kernel_main(uint32_t magic, uint32_t info_phys)
 			smp_run_on_all(fault_on_ap, 0, 1000000);
 	}
 
+	if (options.arrivals == ARRIVALS_HPET ||
+	    options.arrivals == ARRIVALS_UART) {
+		int hpet = options.arrivals == ARRIVALS_HPET;
+		if (arrival_irq_check(hpet ? ARRIVAL_IRQ_HPET : ARRIVAL_IRQ_UART,
+				      (unsigned)options.irq_cpu, hpet ?
+				      "arrivals=hpet" : "arrivals=uart"))
+			finish(0, "arrivals");
+		if (hpet)
+			kprintf("arrivals: HPET comparator 0 by %s to CPU %llu\n",
+				arrival_hpet_route(),
+				(unsigned long long)options.irq_cpu);
+		else
+			kprintf("arrivals: typed on COM1, to CPU %llu\n",
+				(unsigned long long)options.irq_cpu);
+	}
+	if (options.irqcheck != IRQCHECK_OFF) {
+		const char *reason = "";
+		if (!boot.module_name) {
+			kprintf("irqcheck: it needs a task set with servers: pass "
+				"one as a multiboot2 module (make run "
+				"TASKS=file.tasks)\n");
+			finish(0, "no_taskset");
+		}
+		int rc = irqcheck_run(options.irqcheck, boot.module_name[0] ?
+				      boot.module_name : "taskset", boot.module,
+				      boot.module_len,
+				      options.slots * options.quantum_us,
+				      (unsigned)options.irq_cpu, &reason);
+		kprintf("\n");
+		finish(rc == 0, reason);
+	}
 	if (options.sched) {
 		const char *reason = "";
 		if (!boot.module_name) {

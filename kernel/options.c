@@ -63,6 +63,33 @@ static void on_off(const struct cmdline_word *w, int *out)
 		bad(w, "on or off", *out ? "on" : "off");
 }
 
+static const char *const arrivals_names[] = {
+	[ARRIVALS_TIMER] = "timer", [ARRIVALS_HPET] = "hpet",
+	[ARRIVALS_UART] = "uart", [ARRIVALS_IRQ] = "irq",
+};
+static const char *const irqcheck_names[] = {
+	[IRQCHECK_OFF] = "off", [IRQCHECK_HPET] = "hpet",
+	[IRQCHECK_UART] = "uart",
+};
+
+/* The index of the word's value in names[n]; a value not there is named,
+ * with the choices, and cur stays. */
+static unsigned one_of(const struct cmdline_word *w, const char *const *names,
+		       unsigned n, unsigned cur)
+{
+	char expect[64];
+	size_t len = 0;
+	for (unsigned i = 0; i < n; i++) {
+		if (cmdline_value_is(w, names[i]))
+			return i;
+		len += (size_t)fmt_snprintf(expect + len, sizeof expect - len,
+					    "%s%s", i ? (i + 1 < n ? ", " : " or ")
+						      : "", names[i]);
+	}
+	bad(w, expect, names[cur]);
+	return cur;
+}
+
 /* The one bad value the boot does not survive (options.fatal). */
 static void unknown_scheduler(const struct cmdline_word *w)
 {
@@ -201,13 +228,6 @@ void options_parse(const char *cmdline)
 			on_off(&w, &options.hourglass);
 		} else if (cmdline_key_is(&w, "events")) {
 			on_off(&w, &options.events);
-		} else if (cmdline_key_is(&w, "arrivals")) {
-			if (cmdline_value_is(&w, "irq"))
-				options.arrivals_irq = 1;
-			else if (cmdline_value_is(&w, "timer"))
-				options.arrivals_irq = 0;
-			else
-				bad(&w, "timer or irq", "timer");
 		} else if (cmdline_key_is(&w, "hourglass_ns")) {
 			number(&w, &options.hourglass_ns, HOURGLASS_NS_MIN,
 			       HOURGLASS_NS_MAX, "1000");
@@ -246,6 +266,14 @@ void options_parse(const char *cmdline)
 			dumpstate_word(&w);
 		} else if (cmdline_key_is(&w, "late_boundary")) {
 			late_word(&w);
+		} else if (cmdline_key_is(&w, "arrivals")) {
+			options.arrivals = (enum arrivals_mode)one_of(
+				&w, arrivals_names, 4, options.arrivals);
+		} else if (cmdline_key_is(&w, "irqcheck")) {
+			options.irqcheck = (enum irqcheck_mode)one_of(
+				&w, irqcheck_names, 3, options.irqcheck);
+		} else if (cmdline_key_is(&w, "irq_cpu")) {
+			number(&w, &options.irq_cpu, 0, MAX_CPUS - 1, "0");
 		} else if (cmdline_key_is(&w, "sched")) {
 			const struct sched_plugin *p = 0;
 			for (unsigned i = 0; i < sched_nplugins && !p; i++)

@@ -40,6 +40,23 @@ enum dumpstate_when {
 	DUMPSTATE_END,      /* after the run, with the quantum clock's */
 };
 
+/* arrivals=: where a run's aperiodic arrivals come from (docs/interrupts.md). */
+enum arrivals_mode {
+	ARRIVALS_TIMER,     /* the run's own one-shot timers */
+	ARRIVALS_HPET,      /* HPET comparator interrupts */
+	ARRIVALS_UART,      /* lines typed on COM1, besides the set's own */
+	/* the set's own, handed by CPU 0's timer to the last CPU by an
+	 * interrupt that delivers them as a device's would */
+	ARRIVALS_IRQ,
+};
+
+/* irqcheck=: the self-check of an interrupt source instead of a run. */
+enum irqcheck_mode {
+	IRQCHECK_OFF,
+	IRQCHECK_HPET,
+	IRQCHECK_UART,
+};
+
 struct kernel_options {
 	uint64_t quantum_us;
 	enum ticks_mode ticks;
@@ -48,9 +65,6 @@ struct kernel_options {
 	uint64_t spin_us;   /* sched=: spin this long for a turn, then halt */
 	int hourglass;      /* sched=: the idle threads are the hourglass */
 	int events;         /* sched=: a plugin that can runs at events */
-	/* arrivals=irq: an event-driven run's arrivals come by interrupt,
-	 * through event_run_arrive (kernel/event_run.c). */
-	int arrivals_irq;
 	uint64_t hourglass_ns;  /* a longer gap is time it did not get */
 	enum trace_mode trace;
 	int record;         /* sched=: write trace records during the run */
@@ -64,6 +78,9 @@ struct kernel_options {
 	 * microseconds late (kernel/quantum_clock.c); late_us 0: none. */
 	unsigned late_cpu;
 	uint64_t late_slot, late_us;
+	enum arrivals_mode arrivals;
+	enum irqcheck_mode irqcheck;
+	uint64_t irq_cpu;   /* the CPU the arrival interrupts go to */
 	/* Scheduler parameters (gdq_T=40 ...), handed to the plugin. */
 	struct sched_param params[8];
 	unsigned nparams;

@@ -260,6 +260,12 @@ unsigned smp_run_on_all(void (*fn)(void *), void *arg, uint64_t timeout_us)
 	return smp.online - 1 - work_done;
 }
 
+void smp_halt_until(int (*done)(const void *), const void *arg,
+		    uint64_t deadline)
+{
+	halt_until(done, arg, deadline);
+}
+
 void smp_init_bsp(void)
 {
 	desc_init_idt();

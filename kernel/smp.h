@@ -39,6 +39,15 @@ void smp_boot_aps(void);
  */
 unsigned smp_run_on_all(void (*fn)(void *), void *arg, uint64_t timeout_us);
 
+/*
+ * Halts the calling CPU until done(arg) or the TSC reaches deadline, its
+ * local APIC timer waking it every millisecond or so to look (so done may
+ * be made true by another CPU without a wake-up). Other interrupts are
+ * taken while halted. Returns with interrupts disabled.
+ */
+void smp_halt_until(int (*done)(const void *), const void *arg,
+		    uint64_t deadline);
+
 /* The first 64-bit C function an AP runs (GDB breaks here). */
 void smp_ap_main(uint32_t cpu) __attribute__((noreturn));
 

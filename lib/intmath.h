@@ -21,4 +21,11 @@ static inline uint64_t ceil_div_u64(uint64_t a, uint64_t b)
 	return a / b + (a % b != 0);
 }
 
+/* floor(a * b / c) for c > 0 without a 128-bit division (the kernel has
+ * no libgcc): exact when (c - 1) * b fits 64 bits and so does the result. */
+static inline uint64_t mul_div_u64(uint64_t a, uint64_t b, uint64_t c)
+{
+	return a / c * b + a % c * b / c;
+}
+
 #endif

@@ -91,7 +91,8 @@ RUN_WORDS := $(strip $(if $(SCHED),sched=$(SCHED)) $(CMDLINE) \
 		$(if $(and $(filter debug,$(MAKECMDGOALS)),$(filter kernel,$(STUB))),gdb=wait))
 
 RUN_ISO := $(if $(RUN_WORDS)$(TASKS),$(BUILD)/run.iso,$(ISO_FILE))
-RUN_ENV := SMP=$(SMP) MACHINE=$(MACHINE) ACCEL=$(ACCEL) FIRMWARE=$(FIRMWARE)
+RUN_ENV := SMP=$(SMP) MACHINE=$(MACHINE) ACCEL=$(ACCEL) FIRMWARE=$(FIRMWARE) \
+	   TYPED=$(if $(filter arrivals=uart irqcheck=uart,$(RUN_WORDS)),1,0)
 
 .PHONY: $(BUILD)/run.iso
 $(BUILD)/run.iso: $(KERNEL_ELF) $(USER_ELFS)

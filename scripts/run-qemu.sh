@@ -27,7 +27,14 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 log=$root/build/run/console.log
 rm -rf "$root/build/run/trace"
 mkdir -p "$root/build/run"
-qemu-system-x86_64 "${args[@]}" "$@" </dev/null | tee "$log"
+# The terminal's keys reach COM1 only when the kernel takes typed lines
+# (TYPED=1: arrivals=uart or irqcheck=uart); else a stray key press would
+# land in GRUB's menu.
+if [[ ${TYPED:-0} == 1 ]]; then
+	qemu-system-x86_64 "${args[@]}" "$@" | tee "$log"
+else
+	qemu-system-x86_64 "${args[@]}" "$@" </dev/null | tee "$log"
+fi
 status=${PIPESTATUS[0]}
 if grep -q 'TRACE-BEGIN' "$log"; then
 	"$root/tools/rtk-trace" decode "$log" --out "$root/build/run/trace" &&

@@ -11,6 +11,8 @@
  * counted (ncpus_dropped). */
 #define ACPI_MAX_CPUS MAX_CPUS
 #define ACPI_MAX_IOAPICS 8
+/* ISA has 16 IRQs; an override per IRQ at most. */
+#define ACPI_MAX_OVERRIDES 16
 
 struct acpi_cpu {
 	uint32_t apic_id;
@@ -22,6 +24,22 @@ struct acpi_cpu {
 struct acpi_ioapic {
 	uint32_t id, addr, gsi_base;
 };
+
+/* An ISA IRQ wired to another I/O APIC input or with another polarity or
+ * trigger than ISA's edge, active high (ACPI 6.4, 5.2.12.5; MP spec 1.4,
+ * 4.3.4). flags: MPS INTI flags (ACPI 6.4, table 5.50): bits 0-1
+ * polarity, bits 2-3 trigger mode, 0 in each meaning "as the bus is". */
+struct acpi_override {
+	uint8_t isa_irq;
+	uint16_t flags;
+	uint32_t gsi;
+};
+#define ACPI_INTI_POLARITY(f) ((f) & 3u)
+#define ACPI_INTI_TRIGGER(f) (((f) >> 2) & 3u)
+#define ACPI_INTI_ACTIVE_HIGH 1u
+#define ACPI_INTI_ACTIVE_LOW 3u
+#define ACPI_INTI_EDGE 1u
+#define ACPI_INTI_LEVEL 3u
 
 struct acpi_info {
 	const char *source;       /* "acpi", "mptable" or "none" */
@@ -36,6 +54,8 @@ struct acpi_info {
 	unsigned dropped_run;     /* not yet named (acpi_name_dropped) */
 	struct acpi_ioapic ioapic[ACPI_MAX_IOAPICS];
 	unsigned nioapics;
+	struct acpi_override override[ACPI_MAX_OVERRIDES];
+	unsigned noverrides;
 	/* FADT (ACPI 6.4, 5.2.9) */
 	uint16_t pm_timer_port;
 	uint8_t pm_timer_32bit;

@@ -188,6 +188,22 @@ void acpi_add_cpu(uint32_t apic_id, uint32_t uid, uint32_t flags)
 	c->online_capable = (uint8_t)capable;
 }
 
+void acpi_add_override(uint32_t isa_irq, uint32_t gsi, uint16_t flags)
+{
+	if (isa_irq >= ACPI_MAX_OVERRIDES) {
+		arch_log("acpi: an interrupt source override names ISA IRQ %u; "
+			"ISA has 16, ignored\n", isa_irq);
+		return;
+	}
+	unsigned i = 0;
+	while (i < acpi.noverrides && acpi.override[i].isa_irq != isa_irq)
+		i++;
+	if (i == acpi.noverrides)
+		acpi.noverrides++;
+	acpi.override[i] = (struct acpi_override){
+		.isa_irq = (uint8_t)isa_irq, .flags = flags, .gsi = gsi };
+}
+
 /*
  * ACPI 6.4, 5.2.12: every interrupt controller structure must lie inside
  * the MADT with a length of at least 2. Checked for the whole table before
@@ -231,6 +247,12 @@ static void parse_madt(const struct sdt_header *h)
 				io->addr = rd32(e + 4);
 				io->gsi_base = rd32(e + 8);
 			}
+			break;
+		case 2: /* interrupt source override (5.2.12.5); bus 0 is
+			 * ISA, the only bus defined */
+			if (len >= 10 && e[2] == 0)
+				acpi_add_override(e[3], rd32(e + 4),
+						  (uint16_t)(e[8] | e[9] << 8));
 			break;
 		case 5: /* local APIC address override */
 			if (len >= 12)

@@ -37,6 +37,10 @@ int acpi_read_tables(const void *rsdp);
  * Online Capable. A duplicate APIC ID is kept once. An enabled CPU beyond
  * ACPI_MAX_CPUS is counted in ncpus_dropped and named. */
 void acpi_add_cpu(uint32_t apic_id, uint32_t uid, uint32_t flags);
+/* Records that ISA IRQ isa_irq arrives at gsi with the MPS INTI flags;
+ * a later entry for the same IRQ replaces an earlier one, an IRQ above 15
+ * is named and ignored. */
+void acpi_add_override(uint32_t isa_irq, uint32_t gsi, uint16_t flags);
 /* Names the last run of dropped CPUs (the others are named as a run ends):
  * once every table is read. */
 void acpi_name_dropped(void);

@@ -82,8 +82,8 @@ static int mp_well_formed(const uint8_t *t, uint16_t len, uint16_t count)
 	return 1;
 }
 
-/* MP spec 1.4, 4.2-4.3: the configuration table's processor and I/O APIC
- * entries. */
+/* MP spec 1.4, 4.2-4.3: the configuration table's processor, I/O APIC and
+ * ISA interrupt entries. */
 void mptable_read(void)
 {
 	const uint8_t *fp = find_mp_floating();
@@ -107,7 +107,7 @@ void mptable_read(void)
 	if (!mp_well_formed(t, len, count))
 		return;
 	acpi.lapic_addr = *(const uint32_t *)(t + 36);
-	uint8_t listed[32] = { 0 };
+	uint8_t listed[32] = { 0 }, isa_bus[32] = { 0 };
 	const uint8_t *e = t + 44;
 	for (unsigned i = 0; i < count; i++) {
 		if (e[0] == 0) {        /* processor: 20 bytes (4.3.1) */
@@ -125,6 +125,15 @@ void mptable_read(void)
 			io->addr = *(const uint32_t *)(e + 4);
 			io->gsi_base = 0;
 		}
+		/* Bus (4.3.2): its type is a 6-byte string, "ISA   " for ISA. */
+		if (e[0] == 1 && acpi_sig_is((const char *)e + 2, "ISA", 3))
+			isa_bus[e[1] / 8] |= (uint8_t)(1u << (e[1] % 8));
+		/* I/O interrupt assignment (4.3.4): a vectored interrupt (type
+		 * 0) of an ISA bus, at INTIN e[7] of the I/O APIC with ID e[6]
+		 * (its GSI base is 0, as above); flags as ACPI's MPS INTI. */
+		if (e[0] == 3 && e[1] == 0 && (isa_bus[e[4] / 8] >> (e[4] % 8) & 1))
+			acpi_add_override(e[5], e[7],
+					  (uint16_t)(e[2] | e[3] << 8));
 		e += 8;
 	}
 	acpi.source = "mptable";

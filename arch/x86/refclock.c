@@ -3,6 +3,7 @@
 
 #include "acpi.h"
 #include "cpu.h"
+#include "hpet.h"
 
 /* 8254 PIT: 1.193182 MHz (the 14.31818 MHz crystal divided by 12). */
 #define PIT_HZ 1193182
@@ -12,17 +13,10 @@
 #define PIT_CH2_MODE2_LOHI 0xb4     /* channel 2, lo/hi byte, mode 2 */
 #define PIT_CH2_LATCH 0x80
 
-/* IA-PC HPET spec 1.0a, 2.3: general registers. */
-#define HPET_CAPS 0x000
-#define HPET_CONFIG 0x010
-#define HPET_COUNTER 0x0f0
-#define HPET_ENABLE 1
-
 #define PM_TIMER_HZ 3579545         /* ACPI 6.4, 4.8.3.3 */
 
 static uint16_t pit_last;
 static uint64_t pit_count;
-static volatile uint64_t *hpet;
 
 /* The PIT counts down from 65536 and wraps every 55 ms; extend it to an
  * up-counter, which is exact as long as reads are less than a wrap apart
@@ -50,11 +44,6 @@ static void pit_start(void)
 	pit_last |= (uint16_t)inb(PIT_CH2_DATA) << 8;
 }
 
-static uint64_t hpet_read(void)
-{
-	return hpet[HPET_COUNTER / 8];
-}
-
 static uint64_t pm_read(void)
 {
 	return inl(acpi.pm_timer_port);
@@ -63,23 +52,14 @@ static uint64_t pm_read(void)
 unsigned refclock_probe(struct refclock *out)
 {
 	unsigned n = 0;
-	if (acpi.hpet_addr && acpi.hpet_addr < 0x100000000ull) {
-		hpet = (volatile uint64_t *)acpi.hpet_addr;
-		uint64_t caps = hpet[HPET_CAPS / 8];
-		uint64_t period_fs = caps >> 32; /* femtoseconds per tick */
-		/* The spec bounds the period by 100 ns (2.3.4); one below 1 ns
-		 * (above 1 GHz, which the TSC's calibration arithmetic assumes
-		 * no clock exceeds) is no HPET either. */
-		if (period_fs >= 1000000ull && period_fs <= 100000000ull) {
-			hpet[HPET_CONFIG / 8] |= HPET_ENABLE;
-			int counter_64 = (caps >> 13) & 1;
-			out[n++] = (struct refclock){
-				.name = "hpet",
-				.hz = 1000000000000000ull / period_fs,
-				.mask = counter_64 ? ~0ull : 0xffffffffull,
-				.period = counter_64 ? 0 : 1ull << 32,
-				.read = hpet_read };
-		}
+	uint64_t hpet_hz = hpet_init();
+	if (hpet_hz) {
+		int counter_64 = hpet_counter_64();
+		out[n++] = (struct refclock){
+			.name = "hpet", .hz = hpet_hz,
+			.mask = counter_64 ? ~0ull : 0xffffffffull,
+			.period = counter_64 ? 0 : 1ull << 32,
+			.read = hpet_counter };
 	}
 	if (acpi.pm_timer_port)
 		out[n++] = (struct refclock){

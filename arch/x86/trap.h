@@ -27,6 +27,14 @@
 /* kernel/event_run.c, arrivals=irq: an aperiodic arrival handed to another
  * CPU as a device's interrupt would bring it. */
 #define VEC_ARRIVAL_IPI 0x58
+/* Device interrupts that deliver aperiodic arrivals (kernel/arrival_irq.c),
+ * in the quantum timer's priority class: the wake-up IPI outranks them too,
+ * so what they call may wait for another CPU. */
+#define VEC_ARRIVAL_HPET 0x44
+#define VEC_ARRIVAL_UART 0x45
+_Static_assert((VEC_RESCHED_IPI >> 4) > (VEC_ARRIVAL_HPET >> 4) &&
+	       (VEC_RESCHED_IPI >> 4) > (VEC_ARRIVAL_UART >> 4),
+	       "the wake-up IPI must outrank the arrival interrupts");
 /* A CPU halted inside the quantum timer's handler is woken by this IPI
  * (kernel/sched_run.c): the local APIC delivers it only from a higher
  * priority class (vector >> 4) than the one in service (SDM 11.8.3). */

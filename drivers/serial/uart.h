@@ -12,6 +12,8 @@
 
 /* The console on COM1. */
 void uart_init(void);
+/* A UART answered at COM1. */
+int uart_console_present(void);
 /* Writes n bytes, '\n' as "\r\n", each after the transmitter is empty. */
 void uart_write(const char *s, size_t n);
 /* Also copy every byte to port 0xE9 (Bochs's and QEMU's debug console). */
@@ -23,5 +25,8 @@ int uart_open(uint16_t base);
 void uart_put(uint16_t base, uint8_t c);
 /* The next received byte, or -1 when none is waiting. */
 int uart_get(uint16_t base);
+/* The receive interrupt on (after every byte) or off; the UART's IRQ line
+ * is the ISA one of its port (COM1: IRQ 4). */
+void uart_rx_interrupt(uint16_t base, int on);
 
 #endif

@@ -165,6 +165,17 @@ static void build(void)
 	put32(MADT_AT + off + 4, 0xfec00000);
 	put32(MADT_AT + off + 8, 24);
 	off += 12;
+	/* Interrupt source overrides (5.2.12.5): ISA IRQ 0 at GSI 2, IRQ 9
+	 * level and active high, IRQ 0 again (the later one counts), and
+	 * one for bus 1, which is not ISA. */
+	static const uint8_t iso[4][10] = {
+		{ 2, 10, 0, 0, 2, 0, 0, 0, 0, 0 },
+		{ 2, 10, 0, 9, 9, 0, 0, 0, 0x0d, 0 },
+		{ 2, 10, 0, 0, 2, 0, 0, 0, 0x05, 0 },
+		{ 2, 10, 1, 4, 20, 0, 0, 0, 0, 0 },
+	};
+	for (unsigned i = 0; i < 4; i++, off += 10)
+		memcpy(m + off, iso[i], 10);
 	m[off] = 5, m[off + 1] = 12;                   /* LAPIC override */
 	put64(MADT_AT + off + 4, LAPIC_OVERRIDE);
 	off += 12;
@@ -215,6 +226,16 @@ static void expect_madt_read(const char *when)
 	       acpi.ioapic[0].gsi_base == 24, "%s: I/O APIC", when);
 	EXPECT(acpi.lapic_addr == LAPIC_OVERRIDE, "%s: LAPIC at %#llx", when,
 	       (unsigned long long)acpi.lapic_addr);
+	EXPECT(acpi.noverrides == 2, "%s: %u overrides", when,
+	       acpi.noverrides);
+	EXPECT(acpi.override[0].isa_irq == 0 && acpi.override[0].gsi == 2 &&
+	       acpi.override[0].flags == 0x05, "%s: IRQ 0 -> GSI %u flags %#x",
+	       when, acpi.override[0].gsi, acpi.override[0].flags);
+	EXPECT(acpi.override[1].isa_irq == 9 && acpi.override[1].gsi == 9 &&
+	       ACPI_INTI_TRIGGER(acpi.override[1].flags) == ACPI_INTI_LEVEL &&
+	       ACPI_INTI_POLARITY(acpi.override[1].flags) ==
+	       ACPI_INTI_ACTIVE_HIGH, "%s: IRQ 9 flags %#x", when,
+	       acpi.override[1].flags);
 }
 
 static void expect_fadt_read(const char *when)
@@ -298,7 +319,7 @@ static void test_madt_damage(void)
 		const char *what, *said;
 	} cases[] = {
 		{ "checksum", "APIC table at 0x30000300 fails its checksum" },
-		{ "entry overrun", "MADT entry 7 (type 5 at offset 120) runs "
+		{ "entry overrun", "MADT entry 11 (type 5 at offset 160) runs "
 				   "past the table's end or has length 40" },
 		{ "entry length 0", "MADT entry 2 (type 0 at offset 60) runs "
 				    "past the table's end or has length 0" },
@@ -310,7 +331,7 @@ static void test_madt_damage(void)
 		if (k == 0) {
 			at(MADT_AT)[50] ^= 0x10;
 		} else if (k == 1) {
-			at(MADT_AT)[121] = 40;          /* the override */
+			at(MADT_AT)[161] = 40;          /* the override */
 			seal(MADT_AT);
 		} else if (k == 2) {
 			at(MADT_AT)[61] = 0;
