@@ -128,6 +128,23 @@ static void latency_keys(char *buf, size_t size, const struct task *t)
 		     (unsigned long long)c->resp_max_ns);
 }
 
+/* A writer's own timing of its working set after each dispatch (user/
+ * writer.c): untrusted numbers from its control page, reported as they are.
+ * Cycles are the TSC's. */
+static void print_reload(const struct task *t)
+{
+	const volatile struct rt_control *c = t->control;
+	kprintf("RESULT reload name=%s ws=%u steady_lines=%llu "
+		"steady_cycles=%llu preempt_n=%llu preempt_cycles=%llu "
+		"migrate_n=%llu migrate_cycles=%llu\n", t->name, t->spec->ws,
+		(unsigned long long)c->steady_lines,
+		(unsigned long long)c->steady_cycles,
+		(unsigned long long)c->resume_n[0],
+		(unsigned long long)c->resume_cycles[0],
+		(unsigned long long)c->resume_n[1],
+		(unsigned long long)c->resume_cycles[1]);
+}
+
 /* self_us straight from the control page, for a run without records. */
 static uint64_t self_us_unrecorded(const struct task *t)
 {
@@ -187,6 +204,9 @@ static void print_tasks(const struct trace_stats *st,
 			t->name, state_name(t), (unsigned long long)q.quanta, keys,
 			lat, taskset_work_name(t->spec->work));
 	}
+	for (unsigned i = 0; i < ntasks; i++)
+		if (tasks[i].spec->work == TASK_WORK_WRITER)
+			print_reload(&tasks[i]);
 }
 
 /* record=off: RESULT hourglass from the loop's own account; the gaps'
