@@ -1,18 +1,15 @@
 """Each experiment of tools/experiments runs in its tiny mode, writes the
 CSV columns its report section is built from, and REPORT.md gets its section
 with numbers in it and no placeholder text."""
-import csv
-import re
 import subprocess
 import sys
 
 import pytest
 
-from conftest import ROOT
+from conftest import ROOT, check_experiment_tiny, run_experiment, section_of
 
 sys.path.insert(0, str(ROOT / "tools/experiments"))
-from common import PLACEHOLDERS  # noqa: E402
-from registry import EXPERIMENTS  # noqa: E402
+from registry import EXPERIMENTS, KERNEL_EXPERIMENTS  # noqa: E402
 
 # The CSV each experiment must write and the columns it must have.
 COLUMNS = {
@@ -45,52 +42,16 @@ EXTRA = {
 }
 
 
-def check_csv(path, cols):
-    with open(path, newline="") as f:
-        rows = list(csv.DictReader(f))
-    assert rows, f"{path.name} has no rows"
-    assert cols <= set(rows[0]), f"{path.name} lacks {cols - set(rows[0])}"
-
-
-def run_experiment(name, out):
-    proc = subprocess.run(
-        [sys.executable, str(ROOT / "tools/experiments/run.py"), "--exp",
-         name, "--mode", "tiny", "--out", str(out)],
-        capture_output=True, text=True, timeout=300)
-    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
-
-
-def section_of(report, name):
-    m = re.search(rf'<a id="{name}"></a>\n(.*?)(?=<a id=|\Z)', report,
-                  re.S)
-    assert m, f"REPORT.md has no section for {name}"
-    return m.group(1)
-
-
 def test_every_experiment_has_columns_listed():
-    assert set(COLUMNS) == set(EXPERIMENTS)
+    """The host-side ones here; those that boot the kernel in
+    tests/boot/test_experiments_kernel.py."""
+    assert set(COLUMNS) == set(EXPERIMENTS) - set(KERNEL_EXPERIMENTS)
 
 
 @pytest.mark.parametrize("name", sorted(COLUMNS))
 def test_experiment_tiny(name, tmp_path):
-    run_experiment(name, tmp_path)
-    path, cols = COLUMNS[name]
-    check_csv(tmp_path / name / path, cols)
-    for path, cols in EXTRA.get(name, ()):
-        check_csv(tmp_path / name / path, cols)
-    sec = section_of((tmp_path / "REPORT.md").read_text(), name)
-    for word in PLACEHOLDERS:
-        assert word.lower() not in sec.lower(), f"'{word}' in {name}'s section"
-    for part in ("- Paper:", "- Platform:", "**Published.**",
-                 "**Differences and why.**"):
-        assert part in sec, f"{name}'s section lacks {part}"
-    table = [l for l in sec.splitlines() if l.startswith("| ")][2:]
-    assert table and all(re.search(r"\d", l) for l in table), \
-        f"{name}'s table has rows without numbers"
-    diff = sec.split("**Differences and why.**", 1)[1].split("\n\n", 1)[0]
-    assert re.search(r"\d", diff), f"{name}'s differences quote no numbers"
-    for link in re.findall(r"\]\((" + name + r"/[^)]+)\)", sec):
-        assert (tmp_path / link).exists(), f"{link} linked but not written"
+    check_experiment_tiny(name, tmp_path, COLUMNS[name],
+                          EXTRA.get(name, ()))
 
 
 @pytest.mark.parametrize("m,lines", [(1, 500), (2, 512), (4, 1000),
