@@ -11,7 +11,7 @@ import sys
 
 import pytest
 
-from conftest import ROOT, check_experiment_tiny
+from conftest import ROOT, check_csv, check_experiment_tiny
 
 sys.path.insert(0, str(ROOT / "tools/experiments"))
 from registry import KERNEL_EXPERIMENTS  # noqa: E402
@@ -51,7 +51,7 @@ def test_every_kernel_experiment_is_tested():
     assert set(COLUMNS) == set(KERNEL_EXPERIMENTS)
 
 
-def check_tardiness(rows):
+def check_tardiness(rows, out):
     """Under -icount the executed schedule of spin tasks is the
     simulator's: every task's largest tardiness agrees to less than half a
     quantum (the microseconds between a boundary and the record)."""
@@ -61,7 +61,7 @@ def check_tardiness(rows):
         assert abs(float(r["kernel_max_td"]) - float(r["sim_max_td"])) < 0.5
 
 
-def check_edf(rows):
+def check_edf(rows, out):
     """All three push structures ran; a push is preceded by a timed push
     decision and a pull is one timed scan (the engine counts both)."""
     assert {r["structure"] for r in rows} == {"heap", "fmask", "original"}
@@ -71,7 +71,7 @@ def check_edf(rows):
         assert int(r["push_find_cycles"]) > 0 and int(r["pull_cycles"]) > 0
 
 
-def check_backtest(rows):
+def check_backtest(rows, out):
     """The paper's three sets, every task of each, jobs finished."""
     assert [(r["set"], r["tasks"]) for r in rows] == \
         [("A", "84"), ("B", "38"), ("C", "34")]
@@ -79,18 +79,26 @@ def check_backtest(rows):
         assert int(r["jobs"]) >= int(r["tasks"]) and float(r["atc_ms"]) > 0
 
 
-def check_overheads(rows):
+def check_overheads(rows, out):
+    """Every event of both plugins; and the writers saw themselves
+    dispatched again (the kernel's cpu and dispatches in their control
+    page) at every working-set size, so reload windows were timed."""
     events = {(r["plugin"], r["event"]) for r in rows}
     assert events == {(p, e) for p in ("pd2", "gedf")
                       for e in ("sched", "cxs", "tick", "release")}, events
+    reload = check_csv(out / "litmus_overheads" / "reload.csv", set())
+    assert [r["ws_bytes"] for r in reload] == ["4096", "65536"]
+    for r in reload:
+        assert int(r["preempt_n"]) + int(r["migrate_n"]) > 0, r
+        assert float(r["steady_cycles_per_line"]) > 0, r
 
 
-def check_gdq(rows):
+def check_gdq(rows, out):
     assert {(r["tasks"], r["event"]) for r in rows} == \
         {(n, e) for n in ("10", "50") for e in ("sched", "cxs", "tick")}
 
 
-def check_latency(rows):
+def check_latency(rows, out):
     assert rows[0]["system"] == "rtk" and int(rows[0]["samples"]) > 0
 
 
@@ -104,4 +112,4 @@ CHECKS = {"litmus_tardiness": check_tardiness, "edf_kernel": check_edf,
 def test_kernel_experiment_tiny(iso, name, tmp_path):
     main, extra = COLUMNS[name]
     rows, _ = check_experiment_tiny(name, tmp_path, main, extra)
-    CHECKS[name](rows)
+    CHECKS[name](rows, tmp_path)
