@@ -97,3 +97,18 @@ def test_unknown_experiment_is_named(tmp_path):
         capture_output=True, text=True, timeout=60)
     assert proc.returncode != 0
     assert "no experiment 'no_such'" in proc.stderr
+
+
+def test_schedule_tardiness_counts_the_last_boundary():
+    """litmus_tardiness's reference: from a schedule, job k of a task ends
+    at the boundary after its (k + 1) e-th quantum; a job ending at the
+    run's last boundary counts (the kernel's trace counts it)."""
+    from exp_litmus_tardiness import schedule_tardiness
+    # A (e=2, p=3): quanta in slots 0 and 3, so job 0 ends at 4 against
+    # deadline 3; B (e=2, p=2): job 0 in slots 1 and 4, ends at 5 = the
+    # run's end, deadline 2.
+    slots = [["A"], ["B"], [None], ["A"], ["B"]]
+    assert schedule_tardiness([("A", 2, 3), ("B", 2, 2)], slots) == \
+        {"A": 1, "B": 3}
+    # Nothing ends: no tardiness.
+    assert schedule_tardiness([("A", 2, 3)], [["A"], [None]]) == {"A": 0}

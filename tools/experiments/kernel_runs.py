@@ -90,18 +90,20 @@ def platform(boots):
 
 
 def schedsim(tasks_text, sched, cpus, slots):
-    """The simulator's summary for the same set (FORMATS.md section 3)."""
+    """The simulator's schedule for the same set (FORMATS.md sections 2 and
+    3): (the slots' CPU lists, the summary)."""
     with tempfile.TemporaryDirectory() as tmp:
         f = pathlib.Path(tmp) / "set.tasks"
         f.write_text(tasks_text)
         proc = subprocess.run(
             [str(host_tool("schedsim")), "--sched", sched, "--cpus",
-             str(cpus), "--slots", str(slots), "--summary-only", str(f)],
+             str(cpus), "--slots", str(slots), str(f)],
             capture_output=True, text=True, timeout=600)
     if proc.returncode:
         raise SystemExit(f"schedsim --sched {sched}: {proc.stderr.strip()}")
-    last = [l for l in proc.stdout.splitlines() if l.startswith('{"summary"')]
-    return json.loads(last[-1])["summary"]
+    objs = [json.loads(l) for l in proc.stdout.splitlines() if l.strip()]
+    return ([o["cpus"] for o in objs if "t" in o],
+            [o for o in objs if "summary" in o][-1]["summary"])
 
 
 def task_results(b):
