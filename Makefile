@@ -110,7 +110,7 @@ MODE ?= quick
 EXP ?=
 
 experiments: host-deps
-	@$(MAKE) --no-print-directory host
+	@$(MAKE) --no-print-directory host iso
 	$(PYTHON) tools/experiments/run.py --mode $(MODE) $(if $(EXP),--exp $(EXP))
 
 clean:

@@ -187,6 +187,10 @@ static void switch_to(struct cpu_sched *cs, struct task *next)
 		desc_set_kernel_stack(&p->tss, (uint64_t)next->kstack_top);
 		p->syscall_rsp0 = (uint64_t)next->kstack_top;
 		fpu_restore(next->fpu);
+		/* For the task's own measurements (rt_abi.h): where it runs
+		 * now, and that it was dispatched. */
+		next->control->cpu = this_cpu()->cpu;
+		next->control->dispatches++;
 	}
 	cs->current = next;
 	cs->switches++;

@@ -242,6 +242,8 @@ void options_parse(const char *cmdline)
 				bad(&w, "on, off or events", "off");
 		} else if (cmdline_key_is(&w, "record")) {
 			on_off(&w, &options.record);
+		} else if (cmdline_key_is(&w, "optime")) {
+			on_off(&w, &options.optime);
 		} else if (cmdline_key_is(&w, "e9")) {
 			on_off(&w, &options.e9);
 		} else if (cmdline_key_is(&w, "end")) {

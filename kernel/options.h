@@ -68,6 +68,7 @@ struct kernel_options {
 	uint64_t hourglass_ns;  /* a longer gap is time it did not get */
 	enum trace_mode trace;
 	int record;         /* sched=: write trace records during the run */
+	int optime;         /* sched=: the plugin times its own operations */
 	enum selftest selftest;
 	int e9;             /* echo the console to port 0xE9 (Bochs) */
 	int end_halt;       /* end=halt: stay on the last screen, no exit */

@@ -115,11 +115,34 @@ static void print_schedule(const struct trace_stats *st,
 static void latency_keys(char *buf, size_t size, const struct task *t)
 {
 	const volatile struct rt_control *c = t->control;
-	uint64_t n = c->lat_count;
-	fmt_snprintf(buf, size, "lat_n=%llu lat_avg_ns=%llu lat_max_ns=%llu",
+	uint64_t n = c->lat_count, r = c->resp_count;
+	/* resp_*: backtest's job response times (release to the end of its
+	 * loop), LITMUS^RT Sec. 4.3's completion measure per job. */
+	fmt_snprintf(buf, size, "lat_n=%llu lat_avg_ns=%llu lat_max_ns=%llu "
+		     "resp_n=%llu resp_avg_ns=%llu resp_max_ns=%llu",
 		     (unsigned long long)n,
 		     (unsigned long long)(n ? c->lat_sum_ns / n : 0),
-		     (unsigned long long)c->lat_max_ns);
+		     (unsigned long long)c->lat_max_ns,
+		     (unsigned long long)r,
+		     (unsigned long long)(r ? c->resp_sum_ns / r : 0),
+		     (unsigned long long)c->resp_max_ns);
+}
+
+/* A writer's own timing of its working set after each dispatch (user/
+ * writer.c): untrusted numbers from its control page, reported as they are.
+ * Cycles are the TSC's. */
+static void print_reload(const struct task *t)
+{
+	const volatile struct rt_control *c = t->control;
+	kprintf("RESULT reload name=%s ws=%u steady_lines=%llu "
+		"steady_cycles=%llu preempt_n=%llu preempt_cycles=%llu "
+		"migrate_n=%llu migrate_cycles=%llu\n", t->name, t->spec->ws,
+		(unsigned long long)c->steady_lines,
+		(unsigned long long)c->steady_cycles,
+		(unsigned long long)c->resume_n[0],
+		(unsigned long long)c->resume_cycles[0],
+		(unsigned long long)c->resume_n[1],
+		(unsigned long long)c->resume_cycles[1]);
 }
 
 /* self_us straight from the control page, for a run without records. */
@@ -166,7 +189,7 @@ static void print_tasks(const struct trace_stats *st,
 		}
 	}
 	kprintf("\n");
-	char keys[256], lat[96];
+	char keys[256], lat[192];
 	for (unsigned i = 0; i < ntasks; i++) {
 		const struct task *t = &tasks[i];
 		struct sched_task_stats q = { 0 };
@@ -181,6 +204,9 @@ static void print_tasks(const struct trace_stats *st,
 			t->name, state_name(t), (unsigned long long)q.quanta, keys,
 			lat, taskset_work_name(t->spec->work));
 	}
+	for (unsigned i = 0; i < ntasks; i++)
+		if (tasks[i].spec->work == TASK_WORK_WRITER)
+			print_reload(&tasks[i]);
 }
 
 /* record=off: RESULT hourglass from the loop's own account; the gaps'

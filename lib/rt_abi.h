@@ -85,7 +85,12 @@ struct rt_control {
 	uint64_t other_page;       /* bad_write_other only: the kernel
 				    * address of another task's page */
 	uint64_t flags;            /* RT_CONTROL_* */
-	uint64_t reserved_k[5];
+	/* Updated at every dispatch of the task, before it runs: the CPU it
+	 * now runs on and how many times it was dispatched, so a task can
+	 * tell a preemption (same CPU) or a migration from an interrupt. */
+	uint64_t cpu;
+	uint64_t dispatches;
+	uint64_t reserved_k[3];
 
 	/* Written by the task. */
 	uint64_t self_cycles;      /* time it saw itself run, hourglass style */
@@ -99,6 +104,12 @@ struct rt_control {
 	uint64_t resp_count;       /* backtest: response times of its jobs */
 	uint64_t resp_sum_ns;
 	uint64_t resp_max_ns;
+	/* writer: own cycles of the lines written without a gap, and of the
+	 * first working set's worth of lines written after each dispatch,
+	 * [0] back on the same CPU (a preemption), [1] on another (a
+	 * migration) -- LITMUS^RT Sec. 4.1's reload cost, measured in place. */
+	uint64_t steady_lines, steady_cycles;
+	uint64_t resume_n[2], resume_cycles[2];
 	uint64_t reserved_u[5];
 };
 

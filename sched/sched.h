@@ -207,6 +207,12 @@ struct sched_plugin {
 	void (*stats)(void *s, unsigned task, struct sched_task_stats *out);
 	/* Optional: plugin-specific summary fields. */
 	void (*summary)(void *s, sched_put_fn put, void *ctx);
+	/*
+	 * Optional: time the plugin's own operations with clock (the kernel's
+	 * TSC; word optime=on) and put their counts and cycles in summary().
+	 * The global EDF paper times push, enqueue, dequeue and pull (Sec. 6).
+	 */
+	void (*set_clock)(void *s, uint64_t (*clock)(void));
 
 	/*
 	 * Event-driven plugins (docs/schedulers-event-driven.md). With

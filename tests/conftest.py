@@ -1,6 +1,8 @@
 """Shared fixtures: where the build puts things, and helpers to run them."""
+import csv
 import json
 import pathlib
+import re
 import subprocess
 import sys
 
@@ -70,3 +72,57 @@ def iso_with(iso, tmp_path):
         return make_iso(tmp_path / "custom.iso", cmdline=cmdline, tasks=tasks,
                         entry=entry, omit_program=omit_program)
     return build
+
+
+# ---- make experiments (tests/host/test_experiments.py for the host-side
+# ones, tests/boot/test_experiments_kernel.py for those that boot).
+def run_experiment(name, out, timeout=300):
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "tools/experiments/run.py"), "--exp",
+         name, "--mode", "tiny", "--out", str(out)],
+        capture_output=True, text=True, timeout=timeout)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+
+
+def section_of(report, name):
+    m = re.search(rf'<a id="{name}"></a>\n(.*?)(?=<a id=|\Z)', report,
+                  re.S)
+    assert m, f"REPORT.md has no section for {name}"
+    return m.group(1)
+
+
+def check_csv(path, cols):
+    with open(path, newline="") as f:
+        rows = list(csv.DictReader(f))
+    assert rows, f"{path.name} has no rows"
+    assert cols <= set(rows[0]), f"{path.name} lacks {cols - set(rows[0])}"
+    return rows
+
+
+def check_experiment_tiny(name, out, main, extra=()):
+    """Runs experiment NAME in tiny mode into out: its CSVs ((file,
+    columns) pairs) have rows and those columns, and REPORT.md has its
+    section with every part, a table of numbers, differences that quote
+    numbers, no placeholder, and every file it links. Returns the main
+    CSV's rows and the section."""
+    sys.path.insert(0, str(ROOT / "tools/experiments"))
+    from common import PLACEHOLDERS
+    run_experiment(name, out)
+    path, cols = main
+    rows = check_csv(out / name / path, cols)
+    for path, cols in extra:
+        check_csv(out / name / path, cols)
+    sec = section_of((out / "REPORT.md").read_text(), name)
+    for word in PLACEHOLDERS:
+        assert word.lower() not in sec.lower(), f"'{word}' in {name}'s section"
+    for part in ("- Paper:", "- Platform:", "**Published.**",
+                 "**Differences and why.**"):
+        assert part in sec, f"{name}'s section lacks {part}"
+    table = [l for l in sec.splitlines() if l.startswith("| ")][2:]
+    assert table and all(re.search(r"\d", l) for l in table), \
+        f"{name}'s table has rows without numbers"
+    diff = sec.split("**Differences and why.**", 1)[1].split("\n\n", 1)[0]
+    assert re.search(r"\d", diff), f"{name}'s differences quote no numbers"
+    for link in re.findall(r"\]\((" + name + r"/[^)]+)\)", sec):
+        assert (out / link).exists(), f"{link} linked but not written"
+    return rows, sec

@@ -9,7 +9,13 @@
  *   n,m,sets,pd2_cycles_per_slot,spd2_cycles_per_call,ratio
  *
  *   pfair_overhead --n 10,20,... --m 2,4,8,16 --sets S --slots T
- *                  [--warmup W] [--seed X]
+ *                  [--warmup W] [--seed X] [--cold 1]
+ *
+ * --cold 1: Fig. 11(b)'s cold cache. Before each timed call (each master/
+ * slave slot, each Schedule(p) call) the scheduler's memory and the task
+ * set are flushed from every cache level (bench_flush_all), as if another
+ * task had run since; each staggered call is then timed alone, since on a
+ * machine each would run on its own CPU after its own quantum of work.
  *
  * Task sets: N weights drawn uniformly and scaled to a total of
  * min(M, N/2), periods uniform in 1000..10000, e = max(1, floor(w p)),
@@ -89,10 +95,17 @@ static void *create(const struct sched_plugin *pl, struct taskset *ts,
 	return pl->create(&cfg, &env, &err);
 }
 
+/* Cold cache: the plugins' memory and the task set they read. */
+static void flush_sched(const struct taskset *ts)
+{
+	bench_flush_range(ts->task, ts->ntasks * sizeof *ts->task);
+	bench_flush_all();
+}
+
 int main(int argc, char **argv)
 {
 	uint64_t ns[MAX_LIST], ms[MAX_LIST], sets = 10, slots = 1000,
-		 warmup = 200, seed = 1;
+		 warmup = 200, seed = 1, cold = 0;
 	unsigned nn = 0, nm = 0;
 	for (int i = 1; i + 1 < argc; i += 2) {
 		const char *a = argv[i], *v = argv[i + 1];
@@ -111,6 +124,8 @@ int main(int argc, char **argv)
 			dst = &warmup;
 		else if (!strcmp(a, "--seed"))
 			dst = &seed;
+		else if (!strcmp(a, "--cold"))
+			dst = &cold;
 		else {
 			fprintf(stderr, "pfair_overhead: unknown option %s\n", a);
 			return 2;
@@ -123,7 +138,8 @@ int main(int argc, char **argv)
 	}
 	if (!nn || !nm || !sets || !slots) {
 		fprintf(stderr, "usage: pfair_overhead --n LIST --m LIST "
-			"[--sets S] [--slots T] [--warmup W] [--seed X]\n");
+			"[--sets S] [--slots T] [--warmup W] [--seed X] "
+			"[--cold 1]\n");
 		return 2;
 	}
 	rng ^= seed * 0x2545f4914f6cdd1dull;
@@ -169,12 +185,24 @@ int main(int argc, char **argv)
 						spd2->schedule(y, p, t);
 				}
 				for (uint64_t u = 0; u < slots; u++) {
+					if (cold)
+						flush_sched(&ts);
 					uint64_t c0 = tsc();
 					pd2->schedule(x, 0, t + u);
 					sample[u] = tsc() - c0;
 				}
 				master += trimmed_mean(sample, slots, tsc_cost);
 				for (uint64_t u = 0; u < slots; u++) {
+					if (cold) {
+						sample[u] = 0;
+						for (unsigned p = 0; p < m; p++) {
+							flush_sched(&ts);
+							uint64_t c0 = tsc();
+							spd2->schedule(y, p, t + u);
+							sample[u] += tsc() - c0;
+						}
+						continue;
+					}
 					uint64_t c0 = tsc();
 					for (unsigned p = 0; p < m; p++)
 						spd2->schedule(y, p, t + u);

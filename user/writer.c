@@ -6,6 +6,15 @@
  * over and over, so whenever it runs it pulls its whole working set back
  * into the cache; between lines it reads the TSC for its own hourglass
  * measurement. ctl->iterations counts whole passes.
+ *
+ * Reload cost (LITMUS^RT Sec. 4.1, Fig. 4(a)): after a gap in which the
+ * kernel dispatched it again (ctl->dispatches moved), the next working
+ * set's worth of lines is timed as one window -- on hardware the lines
+ * another task evicted come back from memory -- and added to resume_*[0]
+ * when ctl->cpu is the CPU it ran on before (a preemption) or resume_*[1]
+ * when not (a migration). Lines written with no gap since the window add
+ * to steady_*. A gap without a dispatch (an interrupt) ends no window; a
+ * dispatch inside a window starts a new one.
  */
 #include "lib/hourglass.h"
 #include "lib/start.h"
@@ -27,12 +36,34 @@ int64_t user_main(volatile struct rt_control *ctl)
 {
 	volatile uint8_t *ws = (volatile uint8_t *)RT_WS_BASE;
 	uint32_t bytes = ctl->ws_bytes, line = cache_line_bytes();
+	uint32_t lines = (bytes + line - 1) / line;
+	uint64_t cpu = ctl->cpu, dispatches = ctl->dispatches;
+	uint64_t window_cycles = 0;
+	uint32_t window = 0, kind = 0;
 	struct hourglass h;
 	hourglass_start(&h, ctl);
 	for (uint64_t pass = 1;; pass++) {
 		for (uint32_t off = 0; off < bytes; off += line) {
 			ws[off] = (uint8_t)pass;
-			hourglass_step(&h);
+			uint64_t step = hourglass_step(&h);
+			if (step > h.threshold) {
+				if (ctl->dispatches == dispatches)
+					continue;    /* an interrupt */
+				dispatches = ctl->dispatches;
+				kind = ctl->cpu != cpu;
+				cpu = ctl->cpu;
+				window = lines;
+				window_cycles = 0;
+			} else if (window) {
+				window_cycles += step;
+				if (--window == 0) {
+					ctl->resume_n[kind]++;
+					ctl->resume_cycles[kind] += window_cycles;
+				}
+			} else {
+				ctl->steady_lines++;
+				ctl->steady_cycles += step;
+			}
 		}
 		ctl->iterations = pass;
 	}

@@ -364,6 +364,19 @@ void edf_summary(struct edf *s, sched_put_fn put, void *ctx)
 	}
 	put(ctx, "reschedules", (int64_t)s->reschedules, 1);
 	put(ctx, "dropped_jobs", (int64_t)s->dropped, 1);
+	if (!s->clock)
+		return;
+	/* Timed operations (edf_set_clock): count and total clock ticks. */
+	static const char *const names[EDF_OPS][2] = {
+		[EDF_OP_PUSH_FIND] = { "op_push_find_n", "op_push_find_cycles" },
+		[EDF_OP_ENQUEUE] = { "op_enqueue_n", "op_enqueue_cycles" },
+		[EDF_OP_DEQUEUE] = { "op_dequeue_n", "op_dequeue_cycles" },
+		[EDF_OP_PULL] = { "op_pull_n", "op_pull_cycles" },
+	};
+	for (unsigned op = 0; op < EDF_OPS; op++) {
+		put(ctx, names[op][0], (int64_t)s->ops.count[op], 1);
+		put(ctx, names[op][1], (int64_t)s->ops.cycles[op], 1);
+	}
 }
 
 static void dump_mask(sched_print_fn print, void *ctx, const char *label,

@@ -153,6 +153,11 @@ static void summary(void *s, sched_put_fn put, void *ctx)
 	edf_summary(s, put, ctx);
 }
 
+static void set_clock(void *s, uint64_t (*clock)(void))
+{
+	edf_set_clock(s, clock);
+}
+
 static void dump(void *s, sched_print_fn print, void *ctx)
 {
 	edf_dump(s, print, ctx);
@@ -169,7 +174,8 @@ static const char *const edf_params[] = { "edf_cpudl", 0 };
 #define EDF_PLUGIN_OPS                                                        \
 	.schedule = schedule, .next_event = next_event, .join = join, .leave = leave, .block = block,  \
 	.wake = wake, .complete = complete, .stats = stats,                  \
-	.summary = summary, .dump = dump, .params = edf_params
+	.summary = summary, .dump = dump, .params = edf_params,              \
+	.set_clock = set_clock
 
 const struct sched_plugin gedf = {
 	.name = "gedf",

@@ -48,7 +48,8 @@ def test_record_off_prints_what_needs_no_record(iso_with, tmp_path):
     assert on_tasks.keys() == off_tasks.keys() == set("ABCD")
     for name, r in off_tasks.items():
         assert set(r) == {"name", "state", "quanta", "self_us", "lat_n",
-                          "lat_avg_ns", "lat_max_ns", "work"}, r
+                          "lat_avg_ns", "lat_max_ns", "resp_n",
+                          "resp_avg_ns", "resp_max_ns", "work"}, r
         assert r["state"] == "ok" and r["quanta"] == on_tasks[name]["quanta"]
         assert int(r["self_us"]) > 0, r
 

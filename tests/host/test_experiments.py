@@ -1,18 +1,15 @@
 """Each experiment of tools/experiments runs in its tiny mode, writes the
 CSV columns its report section is built from, and REPORT.md gets its section
 with numbers in it and no placeholder text."""
-import csv
-import re
 import subprocess
 import sys
 
 import pytest
 
-from conftest import ROOT
+from conftest import ROOT, check_experiment_tiny, run_experiment, section_of
 
 sys.path.insert(0, str(ROOT / "tools/experiments"))
-from common import PLACEHOLDERS  # noqa: E402
-from registry import EXPERIMENTS  # noqa: E402
+from registry import EXPERIMENTS, KERNEL_EXPERIMENTS  # noqa: E402
 
 # The CSV each experiment must write and the columns it must have.
 COLUMNS = {
@@ -37,47 +34,24 @@ COLUMNS = {
                                "sets", "fraction_schedulable"}),
 }
 
-
-def run_experiment(name, out):
-    proc = subprocess.run(
-        [sys.executable, str(ROOT / "tools/experiments/run.py"), "--exp",
-         name, "--mode", "tiny", "--out", str(out)],
-        capture_output=True, text=True, timeout=300)
-    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
-
-
-def section_of(report, name):
-    m = re.search(rf'<a id="{name}"></a>\n(.*?)(?=<a id=|\Z)', report,
-                  re.S)
-    assert m, f"REPORT.md has no section for {name}"
-    return m.group(1)
+# Further CSVs an experiment writes beside its main one.
+EXTRA = {
+    "pfair_overhead": [("pfair_overhead_cold.csv",
+                        {"n", "m", "sets", "pd2_cycles_per_slot",
+                         "spd2_cycles_per_call", "ratio"})],
+}
 
 
 def test_every_experiment_has_columns_listed():
-    assert set(COLUMNS) == set(EXPERIMENTS)
+    """The host-side ones here; those that boot the kernel in
+    tests/boot/test_experiments_kernel.py."""
+    assert set(COLUMNS) == set(EXPERIMENTS) - set(KERNEL_EXPERIMENTS)
 
 
 @pytest.mark.parametrize("name", sorted(COLUMNS))
 def test_experiment_tiny(name, tmp_path):
-    run_experiment(name, tmp_path)
-    path, cols = COLUMNS[name]
-    with open(tmp_path / name / path, newline="") as f:
-        rows = list(csv.DictReader(f))
-    assert rows, f"{path} has no rows"
-    assert cols <= set(rows[0]), f"{path} lacks {cols - set(rows[0])}"
-    sec = section_of((tmp_path / "REPORT.md").read_text(), name)
-    for word in PLACEHOLDERS:
-        assert word.lower() not in sec.lower(), f"'{word}' in {name}'s section"
-    for part in ("- Paper:", "- Platform:", "**Published.**",
-                 "**Differences and why.**"):
-        assert part in sec, f"{name}'s section lacks {part}"
-    table = [l for l in sec.splitlines() if l.startswith("| ")][2:]
-    assert table and all(re.search(r"\d", l) for l in table), \
-        f"{name}'s table has rows without numbers"
-    diff = sec.split("**Differences and why.**", 1)[1].split("\n\n", 1)[0]
-    assert re.search(r"\d", diff), f"{name}'s differences quote no numbers"
-    for link in re.findall(r"\]\((" + name + r"/[^)]+)\)", sec):
-        assert (tmp_path / link).exists(), f"{link} linked but not written"
+    check_experiment_tiny(name, tmp_path, COLUMNS[name],
+                          EXTRA.get(name, ()))
 
 
 @pytest.mark.parametrize("m,lines", [(1, 500), (2, 512), (4, 1000),
@@ -123,3 +97,18 @@ def test_unknown_experiment_is_named(tmp_path):
         capture_output=True, text=True, timeout=60)
     assert proc.returncode != 0
     assert "no experiment 'no_such'" in proc.stderr
+
+
+def test_schedule_tardiness_counts_the_last_boundary():
+    """litmus_tardiness's reference: from a schedule, job k of a task ends
+    at the boundary after its (k + 1) e-th quantum; a job ending at the
+    run's last boundary counts (the kernel's trace counts it)."""
+    from exp_litmus_tardiness import schedule_tardiness
+    # A (e=2, p=3): quanta in slots 0 and 3, so job 0 ends at 4 against
+    # deadline 3; B (e=2, p=2): job 0 in slots 1 and 4, ends at 5 = the
+    # run's end, deadline 2.
+    slots = [["A"], ["B"], [None], ["A"], ["B"]]
+    assert schedule_tardiness([("A", 2, 3), ("B", 2, 2)], slots) == \
+        {"A": 1, "B": 3}
+    # Nothing ends: no tardiness.
+    assert schedule_tardiness([("A", 2, 3)], [["A"], [None]]) == {"A": 0}

@@ -104,6 +104,12 @@ def combine_ours(tasks):
 
 
 def ours(samples, timing, tmp):
+    return combine_ours(ours_boot(samples, timing, tmp).results("task"))
+
+
+def ours_boot(samples, timing, tmp):
+    """The boot of our measuring tasks (the experiments read its platform
+    too)."""
     tasks = pathlib.Path(tmp) / "latency.tasks"
     tasks.write_text(f"task L0 e=1 p={PERIOD_US // 1000} work=latency\n"
                      f"task L1 e=1 p={PERIOD_US // 1000} work=latency\n")
@@ -114,7 +120,7 @@ def ours(samples, timing, tmp):
                 icount=ICOUNT if timing == "icount" else None)
     if not boot.passed:
         raise SystemExit(f"bench_latency: our run failed:\n{boot.tail()}")
-    return combine_ours(boot.results("task"))
+    return boot
 
 
 def run_quiet(cmd, cwd=None):

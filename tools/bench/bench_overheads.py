@@ -107,18 +107,24 @@ def measure(plugin, n, m, slots, word, timing, tmp):
     if not boot.passed:
         raise SystemExit(f"bench_overheads: {plugin} N={n} M={m} "
                          f"({words}) failed:\n{boot.tail()}")
+    mode = boundaries_of(boot.serial, word)
+    return rows_of(boot, plugin, n, m, util, slots, timing, mode), mode
+
+
+def rows_of(boot, plugin, n, m, util, slots, timing, mode, events=EVENTS):
+    """The boot's RESULT overhead lines of the given events as HEADERS
+    rows (the experiments that boot the kernel read them the same way)."""
     khz = int(boot.result("tsc")["khz"])
     missed = int(boot.result("sched")["boundary_missed"])
-    mode = boundaries_of(boot.serial, word)
     rows = []
     for r in boot.results("overhead"):
-        if r["event"] not in EVENTS:
+        if r["event"] not in events:
             continue
         ns = [int(r[k]) for k in ("p50_ns", "p99_ns", "max_ns")]
         rows.append([plugin, m, n, round(util, 4), slots, timing, mode,
                      r["event"], int(r["n"]), *ns,
                      *(cycles(v, khz) for v in ns), khz, missed])
-    return rows, mode
+    return rows
 
 
 def collect(plan):

@@ -1,7 +1,9 @@
 """Staggered Pfair, Sec. 5.3 (warm cache): average TSC cycles per slot of
 master/slave PD2 (one call decides all M CPUs) against one staggered
 Schedule(p) call, for N tasks and M CPUs; their ratio approaches M
-(Fig. 11(a)). Also the simulator's own cost for N = 50, M = 8: the CPU
+(Fig. 11(a)); and the same with a cold cache, the scheduler's memory
+flushed before each timed call (Fig. 11(b), `--cold 1`), written to
+pfair_overhead_cold.csv. Also the simulator's own cost for N = 50, M = 8: the CPU
 time of tools/schedsim-fast's slot loop per 1000 slots."""
 import csv
 import io
@@ -14,11 +16,12 @@ from fractions import Fraction
 from benchlib import host_tool, print_table, pyplot, write_csv
 
 PLANS = {
-    "smoke": dict(n=[10, 50], m=[2, 4], sets=2, slots=100, sim_slots=2000),
+    "smoke": dict(n=[10, 50], m=[2, 4], sets=2, slots=100, sim_slots=2000,
+                  cold_sets=2),
     "quick": dict(n=[10, 50, 100, 200, 300, 500], m=[2, 4, 8, 16], sets=20,
-                  slots=500, sim_slots=200000),
+                  slots=500, sim_slots=200000, cold_sets=10),
     "full": dict(n=list(range(10, 501, 10)), m=[2, 4, 8, 16], sets=1000,
-                 slots=200, sim_slots=1000000),
+                 slots=200, sim_slots=1000000, cold_sets=250),
 }
 
 
@@ -52,36 +55,50 @@ def loop_time(sched, slots, tmp):
     return float(fields["ns_per_slot"])
 
 
-def run(mode, outdir):
-    plan = PLANS[mode]
-    proc = subprocess.run(
-        [str(host_tool("pfair_overhead-fast")),
-         "--n", ",".join(map(str, plan["n"])),
-         "--m", ",".join(map(str, plan["m"])),
-         "--sets", str(plan["sets"]), "--slots", str(plan["slots"])],
-        check=True, capture_output=True, text=True)
-    rows = [dict(r) for r in csv.DictReader(io.StringIO(proc.stdout))]
-    headers = ["n", "m", "sets", "pd2_cycles_per_slot",
-               "spd2_cycles_per_call", "ratio"]
-    write_csv(outdir / "pfair_overhead.csv", headers,
-              [[r[h] for h in headers] for r in rows])
+HEADERS = ["n", "m", "sets", "pd2_cycles_per_slot", "spd2_cycles_per_call",
+           "ratio"]
 
+
+def measure(plan, sets, cold, outdir, name):
+    """pfair_overhead-fast over the plan's grid; writes NAME.csv and returns
+    the ratio by (N, M)."""
+    cmd = [str(host_tool("pfair_overhead-fast")),
+           "--n", ",".join(map(str, plan["n"])),
+           "--m", ",".join(map(str, plan["m"])),
+           "--sets", str(sets), "--slots", str(plan["slots"])]
+    if cold:
+        cmd += ["--cold", "1"]
+    proc = subprocess.run(cmd, check=True, capture_output=True, text=True)
+    rows = [dict(r) for r in csv.DictReader(io.StringIO(proc.stdout))]
+    write_csv(outdir / f"{name}.csv", HEADERS,
+              [[r[h] for h in HEADERS] for r in rows])
     ratio = {(int(r["n"]), int(r["m"])): float(r["ratio"]) for r in rows}
     print_table(["N"] + [f"M={m}" for m in plan["m"]],
                 [[n] + [ratio[n, m] for m in plan["m"]] for n in plan["n"]],
                 title="master/slave PD2 cycles per slot / staggered "
-                      "Schedule(p) cycles per call (Sec. 5.3, warm cache)")
+                      "Schedule(p) cycles per call (Sec. 5.3, "
+                      f"{'cold' if cold else 'warm'} cache)")
+    return ratio
+
+
+def run(mode, outdir):
+    plan = PLANS[mode]
+    warm = measure(plan, plan["sets"], False, outdir, "pfair_overhead")
+    cold = measure(plan, plan["cold_sets"], True, outdir,
+                   "pfair_overhead_cold")
 
     plt = pyplot()
-    fig, ax = plt.subplots(figsize=(6, 4))
-    for m in plan["m"]:
-        ax.plot(plan["n"], [ratio[n, m] for n in plan["n"]], marker=".",
-                label=f"M = {m}")
-        ax.axhline(m, color="grey", linewidth=0.5, linestyle=":")
-    ax.set_xlabel("number of tasks N")
-    ax.set_ylabel("overhead ratio (master/slave : staggered)")
-    ax.set_title("Per-slot scheduling overhead, warm cache (cf. Fig. 11(a))")
-    ax.legend()
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4), sharey=True)
+    for ax, ratio, what, fig_no in ((axes[0], warm, "warm", "11(a)"),
+                                    (axes[1], cold, "cold", "11(b)")):
+        for m in plan["m"]:
+            ax.plot(plan["n"], [ratio[n, m] for n in plan["n"]], marker=".",
+                    label=f"M = {m}")
+            ax.axhline(m, color="grey", linewidth=0.5, linestyle=":")
+        ax.set_xlabel("number of tasks N")
+        ax.set_title(f"{what} cache (cf. Fig. {fig_no})")
+        ax.legend()
+    axes[0].set_ylabel("overhead ratio (master/slave : staggered)")
     fig.tight_layout()
     fig.savefig(outdir / "pfair_overhead.png", dpi=120)
     plt.close(fig)

@@ -108,3 +108,20 @@ def render(name, mode, sec):
                   ""]
     parts += [f"![{f}]({name}/{f})" for f in pics]
     return "\n".join(parts).rstrip() + "\n"
+
+
+def panel(ax, series, xlabel, ylabel, title):
+    """One plot panel: series of (points, style, label), points (x, y)
+    pairs drawn in order; then the axes' labels, title and legend."""
+    for pts, style, label in series:
+        ax.plot([p[0] for p in pts], [p[1] for p in pts], style, label=label)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    ax.legend(fontsize=7)
+
+
+def save_figure(plt, fig, path, dpi=100):
+    fig.tight_layout()
+    fig.savefig(path, dpi=dpi)
+    plt.close(fig)

@@ -4,6 +4,15 @@ loads 0.6 and 0.8. tools/bench/bench_edf_push.py measures (on the host)."""
 from common import BENCH_MODE, Section, bench_module, host_platform, read_csv
 
 STRUCTS = ("original", "fmask", "heap")
+# What Figs. 8-11 show (exp_edf_kernel says the same of its kernel runs).
+PUBLISHED = ("Figs. 8 and 9 (push, loads 0.6 and 0.8, up to 48 CPUs): "
+             "the original scan grows with the number of cores; fmask "
+             "\"becomes almost constant in the number of processors\" and "
+             "is the cheapest at light load; at heavy load SCHED_FIFO and "
+             "the heap are cheapest and similar. Figs. 10 and 11 "
+             "(enqueue): original lowest, fmask slightly higher, heap and "
+             "SCHED_FIFO highest (global locks). Pulls scan every queue "
+             "alike in all of them.")
 
 
 def run(mode, outdir):
@@ -35,12 +44,12 @@ def run(mode, outdir):
         + "The cheapest enqueue at M = " + str(hi) + " is "
         + ", ".join(f"{cheapest_enq[ld]} (load {ld:.1f})" for ld in loads)
         + "; the paper found `original` cheapest because it locks least. "
-          "The shape the paper attributes to the algorithms (scan growing "
-          "with M, heap flat, fmask flat while idle CPUs are common) is the "
-          "part that transfers: this run is single-threaded on the host, so "
-          "the lock contention and cache-line transfers that dominate the "
-          "paper's absolute cycle counts (a 48-core machine running Linux) "
-          "are absent.")
+             "The shape the paper attributes to the algorithms (scan growing "
+             "with M, heap flat, fmask flat while idle CPUs are common) is the "
+             "part that transfers: this run is single-threaded on the host, so "
+             "the lock contention and cache-line transfers that dominate the "
+             "paper's absolute cycle counts (a 48-core machine running Linux) "
+             "are absent.")
     return Section(
         title="Global EDF: push and enqueue cost against CPUs",
         paper="global EDF heap (Lelli et al., 003) Sec. 6.3",
@@ -51,13 +60,6 @@ def run(mode, outdir):
         platform=host_platform("build/host/edf_bench-fast, single thread"),
         table=(["load", "M"] + [f"push_{s}" for s in STRUCTS]
                + [f"enq_{s}" for s in STRUCTS], table),
-        published="Figs. 8 and 9 (push, loads 0.6 and 0.8, up to 48 CPUs): "
-                  "the original scan grows with the number of cores; fmask "
-                  "\"becomes almost constant in the number of processors\" and "
-                  "is the cheapest at light load; at heavy load SCHED_FIFO and "
-                  "the heap are cheapest and similar. Figs. 10 and 11 "
-                  "(enqueue): original lowest, fmask slightly higher, heap and "
-                  "SCHED_FIFO highest (global locks). Pulls scan every queue "
-                  "alike in all of them.",
+        published=PUBLISHED,
         differences=diff,
         files=["edf_push.csv", "edf_push.png"])

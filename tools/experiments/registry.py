@@ -6,7 +6,8 @@ import importlib.util
 
 from common import HERE
 
-EXPERIMENTS = (
+# The host-side ones (tests/host/test_experiments.py runs them).
+HOST_EXPERIMENTS = (
     "pfair_overhead",
     "bus_contention",
     "gdq_error",
@@ -14,6 +15,17 @@ EXPERIMENTS = (
     "servers",
     "litmus_schedulability",
 )
+# The ones that boot the kernel in QEMU (tests/boot/
+# test_experiments_kernel.py runs them).
+KERNEL_EXPERIMENTS = (
+    "litmus_overheads",
+    "litmus_tardiness",
+    "litmus_backtest",
+    "gdq_kernel",
+    "edf_kernel",
+    "release_latency",
+)
+EXPERIMENTS = HOST_EXPERIMENTS + KERNEL_EXPERIMENTS
 
 
 def load(name):

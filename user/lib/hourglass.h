@@ -32,7 +32,8 @@ static inline void hourglass_start(struct hourglass *h,
 	h->last = cpu_rdtsc();
 }
 
-static inline void hourglass_step(struct hourglass *h)
+/* Returns the step's length: above h->threshold it was a gap. */
+static inline uint64_t hourglass_step(struct hourglass *h)
 {
 	if (h->pause)
 		cpu_pause();
@@ -41,11 +42,12 @@ static inline void hourglass_step(struct hourglass *h)
 	h->last = now;
 	if (step <= h->threshold) {
 		h->ctl->self_cycles += step;
-		return;
+		return step;
 	}
 	h->ctl->gaps++;
 	if (step > h->ctl->gap_max_cycles)
 		h->ctl->gap_max_cycles = step;
+	return step;
 }
 
 /*

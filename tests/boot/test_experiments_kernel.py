@@ -1,0 +1,115 @@
+"""The experiments that boot the kernel (tools/experiments, registry.
+KERNEL_EXPERIMENTS) run in tiny mode -- a few boots of a few seconds each
+-- write the CSV columns their sections are built from, and REPORT.md gets
+each section with its parts, numbers and no placeholder
+(conftest.check_experiment_tiny). Beyond the columns, what each run must
+show: the kernel's tardiness equals the simulator's for the same sets, the
+EDF engine timed a push decision for every push and a pull scan for every
+pull, every backtest task finished jobs, the overhead rows cover every
+event asked for."""
+import sys
+
+import pytest
+
+from conftest import ROOT, check_csv, check_experiment_tiny
+
+sys.path.insert(0, str(ROOT / "tools/experiments"))
+from registry import KERNEL_EXPERIMENTS  # noqa: E402
+
+OVERHEAD_COLS = {"plugin", "cpus", "tasks", "util", "timing", "event", "n",
+                 "p50_ns", "p99_ns", "max_ns", "p50_cycles", "p99_cycles",
+                 "max_cycles", "tsc_khz"}
+COLUMNS = {
+    "litmus_overheads": (("overheads.csv", OVERHEAD_COLS),
+                         [("alignment.csv", {"plugin", "n", "ticks",
+                                             "err_p50_us", "err_max_us"}),
+                          ("reload.csv", {"timing", "cpus", "ws_bytes",
+                                          "lines", "steady_cycles_per_line",
+                                          "preempt_n", "preempt_cycles",
+                                          "migrate_n", "migrate_cycles",
+                                          "tsc_mhz"})]),
+    "litmus_tardiness": (("tardiness.csv",
+                          {"dist", "target_util", "util", "tasks", "plugin",
+                           "kernel_mean_td", "kernel_max_td", "sim_mean_td",
+                           "sim_max_td", "max_abs_diff"}), []),
+    "litmus_backtest": (("backtest.csv",
+                         {"set", "tasks", "util", "plugin", "array_bytes",
+                          "jobs", "atc_ms", "std_ms", "misses"}), []),
+    "gdq_kernel": (("gdq_kernel.csv", OVERHEAD_COLS), []),
+    "edf_kernel": (("edf_kernel.csv",
+                    {"load", "cpus", "structure", "push_find_n",
+                     "push_find_cycles", "enqueue_n", "enqueue_cycles",
+                     "pull_n", "pull_cycles", "push_find_mean_cycles",
+                     "pull_mean_cycles", "pushes", "pulls"}), []),
+    "release_latency": (("release_latency.csv",
+                         {"system", "timing", "samples", "avg_ns",
+                          "max_ns"}), []),
+}
+
+
+def test_every_kernel_experiment_is_tested():
+    assert set(COLUMNS) == set(KERNEL_EXPERIMENTS)
+
+
+def check_tardiness(rows, out):
+    """Under -icount the executed schedule of spin tasks is the
+    simulator's: every task's largest tardiness agrees to less than half a
+    quantum (the microseconds between a boundary and the record)."""
+    assert {r["plugin"] for r in rows} == {"gedf", "ngedf"}
+    for r in rows:
+        assert float(r["max_abs_diff"]) < 0.5, r
+        assert abs(float(r["kernel_max_td"]) - float(r["sim_max_td"])) < 0.5
+
+
+def check_edf(rows, out):
+    """All three push structures ran; a push is preceded by a timed push
+    decision and a pull is one timed scan (the engine counts both)."""
+    assert {r["structure"] for r in rows} == {"heap", "fmask", "original"}
+    for r in rows:
+        assert int(r["push_find_n"]) >= int(r["pushes"]) > 0, r
+        assert int(r["pull_n"]) >= int(r["pulls"]), r
+        assert int(r["push_find_cycles"]) > 0 and int(r["pull_cycles"]) > 0
+
+
+def check_backtest(rows, out):
+    """The paper's three sets, every task of each, jobs finished."""
+    assert [(r["set"], r["tasks"]) for r in rows] == \
+        [("A", "84"), ("B", "38"), ("C", "34")]
+    for r in rows:
+        assert int(r["jobs"]) >= int(r["tasks"]) and float(r["atc_ms"]) > 0
+
+
+def check_overheads(rows, out):
+    """Every event of both plugins; and the writers saw themselves
+    dispatched again (the kernel's cpu and dispatches in their control
+    page) at every working-set size, so reload windows were timed."""
+    events = {(r["plugin"], r["event"]) for r in rows}
+    assert events == {(p, e) for p in ("pd2", "gedf")
+                      for e in ("sched", "cxs", "tick", "release")}, events
+    reload = check_csv(out / "litmus_overheads" / "reload.csv", set())
+    assert [r["ws_bytes"] for r in reload] == ["4096", "65536"]
+    for r in reload:
+        assert int(r["preempt_n"]) + int(r["migrate_n"]) > 0, r
+        assert float(r["steady_cycles_per_line"]) > 0, r
+
+
+def check_gdq(rows, out):
+    assert {(r["tasks"], r["event"]) for r in rows} == \
+        {(n, e) for n in ("10", "50") for e in ("sched", "cxs", "tick")}
+
+
+def check_latency(rows, out):
+    assert rows[0]["system"] == "rtk" and int(rows[0]["samples"]) > 0
+
+
+CHECKS = {"litmus_tardiness": check_tardiness, "edf_kernel": check_edf,
+          "litmus_backtest": check_backtest,
+          "litmus_overheads": check_overheads, "gdq_kernel": check_gdq,
+          "release_latency": check_latency}
+
+
+@pytest.mark.parametrize("name", sorted(COLUMNS))
+def test_kernel_experiment_tiny(iso, name, tmp_path):
+    main, extra = COLUMNS[name]
+    rows, _ = check_experiment_tiny(name, tmp_path, main, extra)
+    CHECKS[name](rows, tmp_path)
