@@ -125,6 +125,22 @@ void dispatch_account(uint64_t upto)
 	cs->charged_to = upto;
 }
 
+void dispatch_account_unserved(uint64_t upto)
+{
+	struct cpu_sched *cs = dispatch_me();
+	unsigned me = this_cpu()->cpu;
+	for (uint64_t s = cs->charged_to; !source && s < upto; s++) {
+		int i = decide_answer(me, s);
+		if (i == SCHED_IDLE)
+			continue;
+		struct task *t = &tasks[i];
+		if (t->state == TASK_OK && s >= t->slept_through)
+			jobs_charge(t, me, s, s + 1);
+	}
+	if (upto > cs->charged_to)
+		cs->charged_to = upto;
+}
+
 void dispatch_changed(unsigned cpu, uint64_t slot, int task)
 {
 	(void)task;

@@ -57,6 +57,11 @@ uint64_t dispatch_slot_now(void);
 /* The thread running here ran every slot since the last charge up to
  * `upto` (kernel/jobs.h, jobs_charge). Interrupts off. */
 void dispatch_account(uint64_t upto);
+/* The slots up to upto passed while this CPU was still in an earlier
+ * boundary's handler: what was decided for them never ran, but the plugin
+ * counted each as its task's quantum, so each is charged to that task
+ * (its job ends where the plugin's does) and not to the current one. */
+void dispatch_account_unserved(uint64_t upto);
 
 /* Switch to this CPU's current answer if it can run (interrupts off, not
  * in_kernel). */

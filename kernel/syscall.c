@@ -53,11 +53,20 @@ static int64_t sys_sleep_next_period(struct task *t, struct trap_frame *f)
 					 * an event-driven run the kernel ends
 					 * the jobs */
 	uint64_t slot = dispatch_slot_now();
+	uint64_t job = t->jobs.done;
 	dispatch_account(slot);
-	jobs_complete(t, qclock_now());
+	/* A task that makes this call only after its budget's last quantum
+	 * ended (it ran late) had its job ended at that boundary, for the
+	 * plugin too: this call ends nothing more, or the next job would be
+	 * counted done before it ran, and every later job_info would name the
+	 * job after the one running. */
+	if (t->jobs.done == job) {
+		jobs_complete(t, qclock_now());
+		decide_event(SCHED_EV_COMPLETE, (unsigned)t->index, slot);
+	}
 	t->sleep_slot = slot;
+	t->slept_through = slot + 1;
 	t->sleeping = 1;
-	decide_event(SCHED_EV_COMPLETE, (unsigned)t->index, slot);
 	/* Back when the plugin chooses it for a later slot. */
 	dispatch_me()->in_kernel = 0;
 	dispatch_now();

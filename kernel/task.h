@@ -46,6 +46,9 @@ struct task {
 	 * the one it slept in. */
 	volatile int sleeping;
 	uint64_t sleep_slot;
+	/* 1 + the latest slot in which a job of it ended by sleeping (0:
+	 * none); the slots up to it are never charged again. */
+	uint64_t slept_through;
 
 	/* Its context. */
 	uint64_t rsp;                   /* saved while it does not run */

@@ -214,6 +214,27 @@ def test_at_events_the_run_ends_after_the_last_event(iso_with, tmp_path):
     assert schedule_lines(boot.serial) == simulate("gedf", 2, 37, tasks)
 
 
+@pytest.mark.parametrize("events", ["on", "off"])
+def test_a_slot_its_cpu_passed_late_ends_the_job_as_the_plugin_does(
+        iso_with, tmp_path, events):
+    """CPU 0 takes slot 8's boundary 1.5 ms late, past slot 9's: job 2 of
+    L (released at 8, one quantum) was the plugin's for slot 8 and never
+    ran. The kernel charges it that slot as the plugin did, so job 2 ends
+    by its budget and every later job is the one the plugin runs (the
+    kernel's count had stayed one job behind: each sleep ended the
+    previous job, 7 misses of 4 ms and a latency of a whole period). All
+    10 jobs released end, none late, and each sample of the latency task
+    is measured from its own job's release: 8 samples (not job 0, nothing
+    released it after a sleep; not job 2), each under a quantum."""
+    tasks = write_set(tmp_path, "late", "task L e=1 p=4 work=latency\n")
+    boot = boot_run(iso_with, "pedf", 2, tasks,
+                    ("late_boundary=0:8:1500", f"events={events}"), slots=40)
+    assert boot.result("sched")["boundary_missed"] == "1"
+    r = task_results(boot)["L"]
+    assert (r["jobs"], r["misses"], r["lat_n"]) == ("10", "0", "8"), r
+    assert int(r["lat_max_ns"]) < 1000000, r
+
+
 BAD = """\
 task S e=2 p=4
 task K e=1 p=16 work=bad_kread
