@@ -1,6 +1,7 @@
 """Boots the kernel ISO in QEMU (BIOS or OVMF) or Bochs and reads its serial
 console: the RESULT lines of FORMATS.md section 5 and everything else."""
 import dataclasses
+import json
 import os
 import pathlib
 import re
@@ -103,6 +104,29 @@ def qemu(iso, smp=2, machine="pc", firmware="bios", timeout=240,
             rc, timed_out = -1, True
         text = serial.read_text(errors="replace") if serial.exists() else ""
         return Boot(rc, text, timed_out)
+
+
+def parse_event_schedule(lines):
+    """Segments (by CPU, in time order), job events and the summary of an
+    event-driven schedule (docs/schedulers-event-driven.md)."""
+    segs, done, arrive, summary = [], [], [], None
+    for line in lines:
+        line = line.strip()
+        if not line.startswith("{"):
+            continue
+        obj = json.loads(line)
+        if "summary" in obj:
+            summary = obj["summary"]
+        elif "from_us" in obj:
+            segs.append(obj)
+        elif obj.get("event") == "done":
+            done.append(obj)
+        elif obj.get("event") == "arrive":
+            arrive.append(obj)
+    segs.sort(key=lambda s: (s["cpu"], s["from_us"]))
+    done.sort(key=lambda d: (d["task"], d["job"]))
+    arrive.sort(key=lambda d: (d["task"], d["job"]))
+    return segs, done, arrive, summary
 
 
 def host_tsc_mhz():

@@ -12,6 +12,7 @@ EXPERIMENTS = (
     "gdq_error",
     "edf_push",
     "servers",
+    "servers_qemu",
     "litmus_schedulability",
 )
 
