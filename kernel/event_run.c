@@ -416,8 +416,13 @@ int event_run_arrive(unsigned server, uint32_t cost_us, uint64_t irq_tsc)
 		uint64_t at = irq_tsc > t0 ? tsc_to_us(irq_tsc - t0) : 0;
 		uint64_t now = stamp(at);
 		rc = deliver(server, cost_us, at < now ? at : now, now);
-		/* The server's CPU, this one included, hears by IPI. */
-		decide_all(ev.cpus, now);
+		/* The server's CPU, this one included, hears by IPI -- from
+		 * time 0 on. An interrupt in the lead before T0 (a key typed
+		 * as the run starts) leaves the decision to the CPUs' first
+		 * timers at T0, whose calls are still pending: deciding now
+		 * would start the run's threads before its time 0. */
+		if (qclock_now() >= qclock_t0())
+			decide_all(ev.cpus, now);
 	}
 	spin_unlock_irqrestore(&ev.lock, flags);
 	return rc;
@@ -621,6 +626,10 @@ int event_run(const struct sched_plugin *plugin, const char *file,
 		*reason = "arrivals";
 		return -1;
 	}
+	/* Starting the UART's interrupt cleared its receive FIFO: what was
+	 * typed before is gone, what is typed from here on is the run's. */
+	if (options.arrivals == ARRIVALS_UART)
+		kprintf("arrivals: COM1 takes typed jobs for the run\n");
 	trace_enable(tracing);
 	uint64_t timeout_us = LEAD_US + 2 * end_us + 2000000;
 	unsigned late = smp_run_on_all(sched_run_cpu, 0, timeout_us);

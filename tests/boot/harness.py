@@ -1,13 +1,16 @@
 """Boots the kernel ISO in QEMU (BIOS or OVMF) or Bochs and reads its serial
 console: the RESULT lines of FORMATS.md section 5 and everything else."""
 import dataclasses
+import json
 import os
 import pathlib
 import re
 import shutil
+import socket
 import struct
 import subprocess
 import tempfile
+import time
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent.parent
 BUILD = ROOT / "build"
@@ -102,6 +105,90 @@ def qemu(iso, smp=2, machine="pc", firmware="bios", timeout=240,
         except subprocess.TimeoutExpired:
             rc, timed_out = -1, True
         text = serial.read_text(errors="replace") if serial.exists() else ""
+        return Boot(rc, text, timed_out)
+
+
+def parse_event_schedule(lines):
+    """Segments (by CPU, in time order), job events and the summary of an
+    event-driven schedule (docs/schedulers-event-driven.md)."""
+    segs, done, arrive, summary = [], [], [], None
+    for line in lines:
+        line = line.strip()
+        if not line.startswith("{"):
+            continue
+        obj = json.loads(line)
+        if "summary" in obj:
+            summary = obj["summary"]
+        elif "from_us" in obj:
+            segs.append(obj)
+        elif obj.get("event") == "done":
+            done.append(obj)
+        elif obj.get("event") == "arrive":
+            arrive.append(obj)
+    segs.sort(key=lambda s: (s["cpu"], s["from_us"]))
+    done.sort(key=lambda d: (d["task"], d["job"]))
+    arrive.sort(key=lambda d: (d["task"], d["job"]))
+    return segs, done, arrive, summary
+
+
+def qemu_com1(iso, smp, feed, machine="pc", timeout=120, icount=None):
+    """Boots with COM1 on a Unix socket this side listens on and reads the
+    console to its RESULT exit line. feed(out, typed) is asked after every
+    read, with the console so far (bytes) and how many times it answered
+    something: bytes to type into COM1 then, or None."""
+    with tempfile.TemporaryDirectory() as tmp:
+        path = str(pathlib.Path(tmp) / "com1.sock")
+        srv = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        srv.bind(path)
+        srv.listen(1)
+        cmd = ["qemu-system-x86_64", "-machine", machine, "-smp", str(smp),
+               "-m", "256M", "-display", "none", "-no-reboot",
+               "-chardev", f"socket,id=com1,path={path}",
+               "-serial", "chardev:com1", "-monitor", "none", *DEBUG_EXIT,
+               "-cdrom", str(iso)]
+        if icount:
+            cmd += ["-icount", icount]
+        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL,
+                                stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + timeout
+        out, typed, timed_out = b"", 0, False
+        try:
+            srv.settimeout(timeout)
+            conn, _ = srv.accept()
+            with conn:
+                while b"RESULT exit" not in out:
+                    left = deadline - time.monotonic()
+                    if left <= 0:
+                        timed_out = True
+                        break
+                    conn.settimeout(left)
+                    try:
+                        data = conn.recv(4096)
+                    except socket.timeout:
+                        timed_out = True
+                        break
+                    if not data:
+                        break
+                    out += data
+                    more = feed(out, typed)
+                    if more:
+                        conn.sendall(more)
+                        typed += 1
+                # The end of the last line.
+                conn.settimeout(5)
+                try:
+                    while not out.endswith(b"\n") and (data := conn.recv(4096)):
+                        out += data
+                except socket.timeout:
+                    pass
+        finally:
+            srv.close()
+            try:
+                rc = proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                rc = proc.wait()
+        text = out.decode(errors="replace").replace("\r\n", "\n")
         return Boot(rc, text, timed_out)
 
 

@@ -30,7 +30,7 @@ import subprocess
 import pytest
 
 from conftest import host_tool
-from harness import ROOT, qemu
+from harness import ROOT, parse_event_schedule as parse, qemu
 
 ICOUNT = "shift=3,sleep=off"
 LAG_US = 50
@@ -85,29 +85,6 @@ arrivals P rate_hz=300 cost_us=270 seed=3
 
 SERVER_COUNTS = ("arrivals", "jobs", "queued", "exhaustions", "replenishments",
                  "tolls", "coalesces", "max_pending", "window_ok")
-
-
-def parse(lines):
-    """Segments (by CPU, in time order), job events and the summary of an
-    event-driven schedule (docs/schedulers-event-driven.md)."""
-    segs, done, arrive, summary = [], [], [], None
-    for line in lines:
-        line = line.strip()
-        if not line.startswith("{"):
-            continue
-        obj = json.loads(line)
-        if "summary" in obj:
-            summary = obj["summary"]
-        elif "from_us" in obj:
-            segs.append(obj)
-        elif obj.get("event") == "done":
-            done.append(obj)
-        elif obj.get("event") == "arrive":
-            arrive.append(obj)
-    segs.sort(key=lambda s: (s["cpu"], s["from_us"]))
-    done.sort(key=lambda d: (d["task"], d["job"]))
-    arrive.sort(key=lambda d: (d["task"], d["job"]))
-    return segs, done, arrive, summary
 
 
 def simulator(tasks_file, cpus, slots):

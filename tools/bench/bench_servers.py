@@ -26,19 +26,26 @@ COST_US = 8          # the paper's packets take 2-10 us each
 CXS_US = 5           # lat_ctx measured 5-6 us on the paper's machine
 TOLL_US = 10         # the toll the paper charged (Sec. 3.1)
 
-POLICIES = {
-    "fifo": f"kind=sporadic budget={PERIOD_US} period={PERIOD_US} "
-            "max_repl=4096",
-    "polling": f"kind=polling budget={BUDGET_US} period={PERIOD_US}",
-    "sporadic": f"kind=sporadic budget={BUDGET_US} period={PERIOD_US} "
-                "max_repl=100",
-    "sporadic_toll": f"kind=sporadic budget={BUDGET_US} period={PERIOD_US} "
-                     f"max_repl=100 toll_us={TOLL_US}",
-    "hybrid_immediate": f"kind=hybrid budget={BUDGET_US} period={PERIOD_US} "
-                        f"max_repl=100 toll_us={TOLL_US} coalesce=immediate",
-    "hybrid_gradual": f"kind=hybrid budget={BUDGET_US} period={PERIOD_US} "
-                      f"max_repl=100 toll_us={TOLL_US} coalesce=gradual",
-}
+def policy_words(toll_us=TOLL_US):
+    """Each policy's server words; toll_us: the toll per preemption of the
+    tolled sporadic server and the hybrids."""
+    return {
+        "fifo": f"kind=sporadic budget={PERIOD_US} period={PERIOD_US} "
+                "max_repl=4096",
+        "polling": f"kind=polling budget={BUDGET_US} period={PERIOD_US}",
+        "sporadic": f"kind=sporadic budget={BUDGET_US} period={PERIOD_US} "
+                    "max_repl=100",
+        "sporadic_toll": f"kind=sporadic budget={BUDGET_US} "
+                         f"period={PERIOD_US} max_repl=100 toll_us={toll_us}",
+        "hybrid_immediate": f"kind=hybrid budget={BUDGET_US} "
+                            f"period={PERIOD_US} max_repl=100 "
+                            f"toll_us={toll_us} coalesce=immediate",
+        "hybrid_gradual": f"kind=hybrid budget={BUDGET_US} period={PERIOD_US} "
+                          f"max_repl=100 toll_us={toll_us} coalesce=gradual",
+    }
+
+
+POLICIES = policy_words()
 
 PLANS = {
     "smoke": dict(rates=[1000, 6000], ms=200, seeds=[1]),
@@ -50,17 +57,17 @@ PLANS = {
 }
 
 
-def task_set(policy, rate, seed):
+def task_set(policy, rate, seed, toll_us=TOLL_US):
     # The hourglass: one job as long as the run, always ready.
     return (f"task H e=1000000 p=1000000 prio=9 work=hourglass\n"
-            f"server S {POLICIES[policy]} prio=0\n"
+            f"server S {policy_words(toll_us)[policy]} prio=0\n"
             f"arrivals S rate_hz={rate} cost_us={COST_US} seed={seed}\n")
 
 
-def simulate(path, ms):
+def simulate(path, ms, cxs_us=CXS_US):
     proc = subprocess.run(
         [str(SIM), "--sched", "pfp", "--cpus", "1", "--slots", str(ms),
-         "--quantum-us", "1000", "--cxs-us", str(CXS_US), "--summary-only",
+         "--quantum-us", "1000", "--cxs-us", str(cxs_us), "--summary-only",
          str(path)], capture_output=True, text=True, timeout=1800)
     if proc.returncode not in (0, 3):
         raise RuntimeError(proc.stderr)

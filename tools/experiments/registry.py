@@ -24,6 +24,7 @@ KERNEL_EXPERIMENTS = (
     "gdq_kernel",
     "edf_kernel",
     "release_latency",
+    "servers_qemu",
 )
 EXPERIMENTS = HOST_EXPERIMENTS + KERNEL_EXPERIMENTS
 
