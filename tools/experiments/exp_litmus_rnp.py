@@ -10,13 +10,12 @@ gives the decisions behind them); what this adds:
   L [0.001, 0.1], M [0.1, 0.4] or H [0.5, 0.9] (the ranges of Fig. 6's
   caption; the exponential and bimodal variants of the text are not drawn
   here), tasks drawn until the total reaches four or MAX_TASKS tasks were
-  drawn, the last one cut so the total is exactly four (litmus_
-  schedulability's generator drops a cut task below 0.001, leaving the
-  total that much short of four, so a set may fit four CPUs when the
-  overheads are smaller still). The paper names the
-  task cap without its value and calls its experiments "100-task" while
-  each "consisted of 100 different task sets"; MAX_TASKS is 100 and full
-  mode draws 100 sets per distribution.
+  drawn, the last one cut so the total is exactly four (the shared
+  generator drops a cut task below 0.001, leaving the total that much
+  short of four, so a set may fit four CPUs when the overheads are smaller
+  still). The paper names the task cap without its value and calls its
+  experiments "100-task" while each "consisted of 100 different task
+  sets"; MAX_TASKS is 100 and full mode draws 100 sets per distribution.
 - RNP of one set: the least M, searched upward from ceil(U) (U the base
   utilisation, which no inflation lowers), that the plugin's test passes
   with the overheads of the four-CPU measurement whatever M is (the paper
