@@ -1,12 +1,15 @@
 """Each experiment of tools/experiments runs in its tiny mode, writes the
 CSV columns its report section is built from, and REPORT.md gets its section
 with numbers in it and no placeholder text."""
+import math
+import random
 import subprocess
 import sys
 
 import pytest
 
-from conftest import ROOT, check_experiment_tiny, run_experiment, section_of
+from conftest import (ROOT, check_csv, check_experiment_tiny, run_experiment,
+                      section_of)
 
 sys.path.insert(0, str(ROOT / "tools/experiments"))
 from registry import EXPERIMENTS, KERNEL_EXPERIMENTS  # noqa: E402
@@ -32,6 +35,9 @@ COLUMNS = {
     "litmus_schedulability": ("nst.csv",
                               {"dist", "wss_kb", "rt", "plugin", "cap",
                                "sets", "fraction_schedulable"}),
+    "litmus_rnp": ("rnp.csv",
+                   {"rt", "dist", "wss_kb", "algorithm", "sets",
+                    "unschedulable", "rnp_mean", "rnp_min", "rnp_max"}),
 }
 
 # Further CSVs an experiment writes beside its main one.
@@ -39,6 +45,9 @@ EXTRA = {
     "pfair_overhead": [("pfair_overhead_cold.csv",
                         {"n", "m", "sets", "pd2_cycles_per_slot",
                          "spd2_cycles_per_call", "ratio"})],
+    "litmus_rnp": [("rnp_sets.csv",
+                    {"rt", "dist", "wss_kb", "algorithm", "set", "tasks",
+                     "base_u", "rnp"})],
 }
 
 
@@ -112,3 +121,122 @@ def test_schedule_tardiness_counts_the_last_boundary():
         {"A": 1, "B": 3}
     # Nothing ends: no tardiness.
     assert schedule_tardiness([("A", 2, 3)], [["A"], [None]]) == {"A": 0}
+
+
+# ---------------------------------------------------------------- RNP
+
+def _rnp_module():
+    # common puts tools/bench, where benchlib lives, on the path.
+    import common  # noqa: F401
+    import exp_litmus_rnp
+    return exp_litmus_rnp
+
+
+def _ov(sched_ns, reload_us):
+    rnp = _rnp_module()
+    return dict(sched={p: sched_ns for p in rnp.nst.PLUGINS}, cxs=0, tick=0,
+                release=0, reload=reload_us)
+
+
+def test_rnp_without_overheads_matches_closed_forms():
+    """With no overheads each plugin's RNP has a closed form worked out
+    here from the tests' definitions (LITMUS^RT Sec. 4.2), not from the
+    experiment's search: U <= M for soft G-EDF and NG-EDF; GFB's
+    U <= M - (M - 1) u_max for hard G-EDF; the whole-quantum utilisation
+    for PD2 and S-PD2 (S-PD2 hard a quantum shorter); one CPU per task
+    under P-EDF for each task heavier than a half."""
+    from fractions import Fraction
+    rnp = _rnp_module()
+    ov = _ov(0, 0.0)
+    q = rnp.nst.Q_US
+    sets = rnp.draw_sets(4, random.Random(7))
+    for dist, group in sets.items():
+        for s in group:
+            us = [e / p for e, p in s]
+            u, umax = sum(us), max(us)
+            lo = math.ceil(round(u, 9))
+            assert rnp.rnp(s, "G-EDF", False, ov) == lo
+            assert rnp.rnp(s, "NG-EDF", False, ov) == lo
+            assert rnp.rnp(s, "G-EDF", True, ov) == max(
+                lo, math.ceil((u - umax) / (1 - umax)))
+            for alg, hard, short in (("PD2", True, 0), ("S-PD2", True, 1),
+                                     ("S-PD2", False, 0)):
+                whole = sum(Fraction(math.ceil(e / q), int(p // q) - short)
+                            for e, p in s)
+                assert rnp.rnp(s, alg, hard, ov) == math.ceil(whole), \
+                    (dist, alg, hard)
+            if dist == "H":
+                # Only the last task, cut to make the total four, may be
+                # light: it shares a CPU with a heavy one if one has room.
+                heavy = [x for x in us if x > 0.5]
+                light = [x for x in us if x <= 0.5]
+                assert len(light) <= 1
+                alone = bool(light) and all(x + light[0] > 1 for x in heavy)
+                assert rnp.rnp(s, "P-EDF", True, ov) == len(heavy) + alone
+
+
+def test_rnp_invariants_with_overheads():
+    """Whatever the overheads: RNP >= ceil(U); the set passes at its RNP
+    and, above ceil(U), fails one CPU lower; soft never needs more CPUs
+    than hard (G-EDF, S-PD2) and P-EDF and PD2 use one test for both; a
+    larger reload (a larger WSS) never needs fewer CPUs."""
+    rnp = _rnp_module()
+    sets = rnp.draw_sets(3, random.Random(11))
+    reloads = (0.0, 40.0, 250.0)
+    seen_above = False
+    for group in sets.values():
+        for s in group:
+            lo = math.ceil(rnp.base_utilisation(s))
+            last = {}
+            for r in reloads:
+                ov = _ov(3000, r)
+                got = {(a, h): rnp.rnp(s, a, h, ov) for rt, h, algs in rnp.RT
+                       for a in algs}
+                for (a, h), m in got.items():
+                    if m is None:
+                        continue
+                    assert m >= lo
+                    assert rnp.nst.schedulable(s, a, h, ov, m)
+                    if m > lo:
+                        seen_above = True
+                        assert not rnp.nst.schedulable(s, a, h, ov, m - 1)
+                    if (a, h) in last and last[a, h] is not None:
+                        assert m >= last[a, h], (a, h, r)
+                for a in ("G-EDF", "S-PD2"):
+                    if got[a, True] is not None:
+                        assert got[a, False] <= got[a, True]
+                for a in ("P-EDF", "PD2"):
+                    assert got[a, False] == got[a, True]
+                last = got
+    assert seen_above  # the minimality check was exercised
+
+
+def test_rnp_unschedulable_at_any_m():
+    """A task that alone does not fit is no matter of CPUs: S-PD2 hard with
+    e = 9 ms in 10 ms needs 10 quanta of a period cut to 9; any EDF plugin
+    with its inflated utilisation above 1."""
+    rnp = _rnp_module()
+    ov = _ov(3000, 10.0)
+    assert rnp.rnp([(9000.0, 10000.0)], "S-PD2", True, ov) is None
+    assert rnp.rnp([(9000.0, 10000.0)], "S-PD2", False, ov) == 1
+    assert rnp.rnp([(9995.0, 10000.0)], "G-EDF", False, ov) is None
+
+
+def test_rnp_experiment_sets_bound_by_utilisation(tmp_path):
+    """The tiny run's own sets, with the host's overheads: every RNP is at
+    least ceil(base utilisation) and soft G-EDF needs no more CPUs than
+    hard G-EDF for the same set and WSS."""
+    run_experiment("litmus_rnp", tmp_path)
+    rows = check_csv(tmp_path / "litmus_rnp" / "rnp_sets.csv",
+                     {"rt", "algorithm", "rnp", "base_u"})
+    rnp_of = {}
+    for r in rows:
+        if r["rnp"]:
+            assert int(r["rnp"]) >= math.ceil(float(r["base_u"]) - 1e-9), r
+            rnp_of[r["rt"], r["dist"], r["wss_kb"], r["algorithm"],
+                   r["set"]] = int(r["rnp"])
+    pairs = [(m, rnp_of["hard", d, w, a, k])
+             for (rt, d, w, a, k), m in rnp_of.items()
+             if rt == "soft" and a == "G-EDF"
+             and ("hard", d, w, a, k) in rnp_of]
+    assert pairs and all(soft <= hard for soft, hard in pairs)

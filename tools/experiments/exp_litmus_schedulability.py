@@ -67,11 +67,15 @@ def truncated_exp(rng, mean, lo, hi):
             return u
 
 
-def task_set(dist, cap, rng):
-    """[(e_us, p_us)] with base utilisation exactly cap."""
+def task_set(dist, cap, rng, max_tasks=None):
+    """[(e_us, p_us)] with base utilisation exactly cap, or less when
+    max_tasks tasks are drawn first (LITMUS^RT Sec. 4.2's cap on the number
+    of tasks). dist: a name in DISTS or a function drawing one utilisation
+    from rng."""
+    draw = DISTS[dist] if isinstance(dist, str) else dist
     tasks, total = [], 0.0
-    while True:
-        u = DISTS[dist](rng)
+    while max_tasks is None or len(tasks) < max_tasks:
+        u = draw(rng)
         if total + u > cap:
             u = cap - total
             if u >= 0.001:
@@ -164,8 +168,11 @@ def ffd_fits(us, m):
     return True
 
 
-def schedulable(tasks, plugin, hard, ov):
-    """ov: per-plugin sched ns, cxs ns, tick ns, release ns, reload us."""
+def schedulable(tasks, plugin, hard, ov, m=M):
+    """On m CPUs; ov: per-plugin sched ns, cxs ns, tick ns, release ns,
+    reload us (a 4-CPU testbed's, whatever m is: LITMUS^RT Sec. 4.2 does the
+    same). Every test here is monotone in m (more CPUs never fail a set
+    fewer CPUs pass), which exp_litmus_rnp's search relies on."""
     sched_us = ov["sched"][plugin] / 1000
     cxs_us, tick_us = ov["cxs"] / 1000, ov["tick"] / 1000
     if plugin in ("PD2", "S-PD2"):
@@ -179,22 +186,24 @@ def schedulable(tasks, plugin, hard, ov):
             if eq > pq:
                 return False
             total += eq / pq
-        return total <= M
+        return total <= m
     per_job = 2 * (sched_us + cxs_us) + ov["reload"] + ov["release"] / 1000
     us = [(e + per_job) / p for e, p in tasks]
     if max(us) > 1:
         return False
     if plugin == "P-EDF":
-        return ffd_fits(us, M)
+        return ffd_fits(us, m)
     if hard:
-        return sum(us) <= M - (M - 1) * max(us)
-    return sum(us) <= M
+        return sum(us) <= m - (m - 1) * max(us)
+    return sum(us) <= m
 
 
 # ---------------------------------------------------------------- run
 
-def run(mode, outdir):
-    plan = PLANS[mode]
+def overheads(wss, reps):
+    """(ov without reload, where they came from, {wss_kb: reload_us}): the
+    kernel log's maxima when RTK_OVERHEADS_LOG names one, else the plugins'
+    decision costs timed on the host; the reload measured here."""
     log = os.environ.get("RTK_OVERHEADS_LOG")
     sched_ns, mhz = host_sched_ns()
     if log:
@@ -213,7 +222,12 @@ def run(mode, outdir):
                   "(RTK_OVERHEADS_LOG), so context switch, tick and release "
                   "costs are 0, which the paper found orders of magnitude "
                   "below the rest")
-    reload = {w: reload_us(w, plan["reps"]) for w in plan["wss"]}
+    return ov_base, source, {w: reload_us(w, reps) for w in wss}
+
+
+def run(mode, outdir):
+    plan = PLANS[mode]
+    ov_base, source, reload = overheads(plan["wss"], plan["reps"])
     rng = random.Random(2006)
     rows = []
     for dist in DISTS:

@@ -14,6 +14,7 @@ HOST_EXPERIMENTS = (
     "edf_push",
     "servers",
     "litmus_schedulability",
+    "litmus_rnp",
 )
 # The ones that boot the kernel in QEMU (tests/boot/
 # test_experiments_kernel.py runs them).
