@@ -26,6 +26,7 @@ KERNEL_EXPERIMENTS = (
     "edf_kernel",
     "release_latency",
     "servers_qemu",
+    "bus_contention_kernel",
 )
 EXPERIMENTS = HOST_EXPERIMENTS + KERNEL_EXPERIMENTS
 
