@@ -16,12 +16,13 @@ gives the decisions behind them); what this adds:
   [0.5, 0.999] with probability 1/9. Figs. 6 and 7 plot only L, M and H;
   the text says every experiment used all three distributions, so the
   other four are drawn and plotted beside them. Tasks are drawn until the
-  total reaches four or MAX_TASKS tasks were drawn, the last one cut so the total is exactly four (the shared
-  generator drops a cut task below 0.001, leaving the total that much
-  short of four, so a set may fit four CPUs when the overheads are smaller
-  still). The paper names the task cap without its value and calls its
-  experiments "100-task" while each "consisted of 100 different task
-  sets"; MAX_TASKS is 100 and full mode draws 100 sets per distribution.
+  total reaches four or MAX_TASKS tasks were drawn, the last one cut so the
+  total is exactly four (the shared generator drops a cut task below 0.001,
+  leaving the total that much short of four, so a set may fit four CPUs when
+  the overheads are smaller still). The paper names the task cap without its
+  value and calls its experiments "100-task" while each "consisted of 100
+  different task sets"; MAX_TASKS is 100 and full mode draws 100 sets per
+  distribution.
 - RNP of one set: the least M, searched upward from ceil(U) (U the base
   utilisation, which no inflation lowers), that the plugin's test passes
   with the overheads of the four-CPU measurement whatever M is (the paper
