@@ -165,7 +165,7 @@ def test_rnp_without_overheads_matches_closed_forms():
                             for e, p in s)
                 assert rnp.rnp(s, alg, hard, ov) == math.ceil(whole), \
                     (dist, alg, hard)
-            if dist == "H":
+            if dist in ("H", "exp-H"):
                 # Only the last task, cut to make the total four, may be
                 # light: it shares a CPU with a heavy one if one has room.
                 heavy = [x for x in us if x > 0.5]
@@ -222,6 +222,41 @@ def test_rnp_unschedulable_at_any_m():
     assert rnp.rnp([(9995.0, 10000.0)], "G-EDF", False, ov) is None
 
 
+def _truncated_exp_mean(mean, lo, hi):
+    """E[X | lo <= X <= hi] for X exponential with that mean, integrated in
+    closed form: lo + mean - w e^(-w/mean) / (1 - e^(-w/mean)), w = hi - lo
+    (the memoryless shift to lo)."""
+    w = hi - lo
+    t = math.exp(-w / mean)
+    return lo + mean - w * t / (1 - t)
+
+
+def test_rnp_distributions_match_the_paper():
+    """Sec. 4.2's exponential and bimodal utilisations, drawn by the
+    experiment's generators: every draw in its range, the exponential's
+    sample mean at the truncated exponential's closed-form mean, the
+    bimodal's heavy share at 1/9 and its mean at 8/9 * 0.2505 + 1/9 *
+    0.7495 (the two uniform ranges' midpoints)."""
+    rnp = _rnp_module()
+    rng = random.Random(5)
+    n = 20000
+    want = {f"exp-{k}": _truncated_exp_mean(mean, *bounds)
+            for k, (mean, bounds) in {"L": (0.05, (0.001, 0.1)),
+                                    "M": (0.25, (0.1, 0.4)),
+                                    "H": (0.7, (0.5, 0.9))}.items()}
+    want["bimodal"] = 8 / 9 * (0.001 + 0.5) / 2 + 1 / 9 * (0.5 + 0.999) / 2
+    assert set(want) < set(rnp.DISTS)
+    for d, mean in want.items():
+        draw, (lo, hi) = rnp.DISTS[d]
+        us = [draw(rng) for _ in range(n)]
+        assert all(lo <= u <= hi for u in us), d
+        # Standard error below 0.3 / sqrt(n) for all four; 4 of them.
+        assert abs(sum(us) / n - mean) < 4 * 0.3 / math.sqrt(n), d
+        if d == "bimodal":
+            heavy = sum(u >= 0.5 for u in us) / n
+            assert abs(heavy - 1 / 9) < 4 * math.sqrt(1 / 9 * 8 / 9 / n)
+
+
 def test_rnp_experiment_sets_bound_by_utilisation(tmp_path):
     """The tiny run's own sets, with the host's overheads: every RNP is at
     least ceil(base utilisation) and soft G-EDF needs no more CPUs than
@@ -240,3 +275,13 @@ def test_rnp_experiment_sets_bound_by_utilisation(tmp_path):
              if rt == "soft" and a == "G-EDF"
              and ("hard", d, w, a, k) in rnp_of]
     assert pairs and all(soft <= hard for soft, hard in pairs)
+    # Every distribution, the exponential and bimodal ones too, was drawn
+    # and has RNPs (each checked against ceil(U) above).
+    rnp = _rnp_module()
+    assert {d for _, d, _, _, _ in rnp_of} == set(rnp.DISTS)
+    # All but the last (cut) task of an H or exp-H set is heavier than a
+    # half, and no two heavy tasks share a CPU under P-EDF.
+    tasks = {(r["dist"], r["set"]): int(r["tasks"]) for r in rows}
+    heavy = [(m, tasks[d, k]) for (rt, d, w, a, k), m in rnp_of.items()
+             if d in ("H", "exp-H") and a == "P-EDF"]
+    assert heavy and all(m >= n - 1 for m, n in heavy)

@@ -1,21 +1,28 @@
 """LITMUS^RT Sec. 4.2, Figs. 6 and 7 (RNP): the average minimum number of
 processors on which random task sets of total utilisation four are
 schedulable, per plugin, hard (Fig. 6) and soft (Fig. 7) real time, task
-utilisations L, M and H, three working-set sizes.
+utilisations L, M and H drawn uniformly and exponentially, and bimodal,
+three working-set sizes.
 
 The schedulability tests, the overhead inflation and the task-set generator
 are litmus_schedulability's (exp_litmus_schedulability.py, whose docstring
 gives the decisions behind them); what this adds:
-- Task sets as Sec. 4.2 describes them: per-task utilisations uniform over
-  L [0.001, 0.1], M [0.1, 0.4] or H [0.5, 0.9] (the ranges of Fig. 6's
-  caption; the exponential and bimodal variants of the text are not drawn
-  here), tasks drawn until the total reaches four or MAX_TASKS tasks were
-  drawn, the last one cut so the total is exactly four (the shared
-  generator drops a cut task below 0.001, leaving the total that much
-  short of four, so a set may fit four CPUs when the overheads are smaller
-  still). The paper names the task cap without its value and calls its
-  experiments "100-task" while each "consisted of 100 different task
-  sets"; MAX_TASKS is 100 and full mode draws 100 sets per distribution.
+- Task sets as Sec. 4.2 describes them, Baker's three distributions of
+  per-task utilisation: uniform over L [0.001, 0.1], M [0.1, 0.4] or H
+  [0.5, 0.9] (the ranges of Fig. 6's caption); exponential with mean 0.05,
+  0.25 or 0.7 truncated to the same ranges (exp-L, exp-M, exp-H; a draw
+  outside the range is drawn again, as litmus_schedulability's exp_medium
+  does); bimodal, uniform over [0.001, 0.5) with probability 8/9 and over
+  [0.5, 0.999] with probability 1/9. Figs. 6 and 7 plot only L, M and H;
+  the text says every experiment used all three distributions, so the
+  other four are drawn and plotted beside them. Tasks are drawn until the
+  total reaches four or MAX_TASKS tasks were drawn, the last one cut so the
+  total is exactly four (the shared generator drops a cut task below 0.001,
+  leaving the total that much short of four, so a set may fit four CPUs when
+  the overheads are smaller still). The paper names the task cap without its
+  value and calls its experiments "100-task" while each "consisted of 100
+  different task sets"; MAX_TASKS is 100 and full mode draws 100 sets per
+  distribution.
 - RNP of one set: the least M, searched upward from ceil(U) (U the base
   utilisation, which no inflation lowers), that the plugin's test passes
   with the overheads of the four-CPU measurement whatever M is (the paper
@@ -36,7 +43,19 @@ from common import Section, host_platform
 U_TOTAL = 4.0        # Sec. 4.2: "total utilization was exactly four"
 MAX_TASKS = 100
 M_LIMIT = 4096       # beyond any M a set with a task that fits could need
-DISTS = {"L": (0.001, 0.1), "M": (0.1, 0.4), "H": (0.5, 0.9)}
+RANGES = {"L": (0.001, 0.1), "M": (0.1, 0.4), "H": (0.5, 0.9)}
+EXP_MEAN = {"L": 0.05, "M": 0.25, "H": 0.7}   # Sec. 4.2 (ii)
+# Sec. 4.2 (iii): light with probability 8/9, heavy with 1/9.
+BIMODAL = (8 / 9, (0.001, 0.5), (0.5, 0.999))
+# {name: (draw one utilisation from an rng, the range it lies in)}; L, M and
+# H first so their sets stay those drawn before the others were added.
+DISTS = {n: (lambda r, lo=lo, hi=hi: r.uniform(lo, hi), (lo, hi))
+         for n, (lo, hi) in RANGES.items()}
+DISTS.update({f"exp-{n}": (lambda r, m=EXP_MEAN[n], lo=lo, hi=hi:
+                           nst.truncated_exp(r, m, lo, hi), (lo, hi))
+              for n, (lo, hi) in RANGES.items()})
+DISTS["bimodal"] = (lambda r: nst.bimodal(r, *BIMODAL),
+                    (BIMODAL[1][0], BIMODAL[2][1]))
 RT = (("hard", True, nst.HARD), ("soft", False, nst.PLUGINS))
 
 PLANS = {
@@ -63,9 +82,9 @@ def rnp(tasks, plugin, hard, ov):
 
 def draw_sets(n, rng):
     """{dist: [task set]}, n sets each."""
-    return {d: [nst.task_set(lambda r, lo=lo, hi=hi: r.uniform(lo, hi),
-                             U_TOTAL, rng, MAX_TASKS) for _ in range(n)]
-            for d, (lo, hi) in DISTS.items()}
+    return {d: [nst.task_set(draw, U_TOTAL, rng, MAX_TASKS)
+                for _ in range(n)]
+            for d, (draw, _) in DISTS.items()}
 
 
 def per_set(sets, ov_base, reload):
@@ -123,7 +142,7 @@ def plot(summary, plan, path):
     plt = pyplot()
     mean = {tuple(r[:4]): r[6] for r in summary}
     fig, axes = plt.subplots(2, len(plan["wss"]), squeeze=False,
-                             figsize=(4.2 * len(plan["wss"]), 6.4))
+                             figsize=(6.0 * len(plan["wss"]), 6.4))
     for i, (rt, _, plugins) in enumerate(RT):
         width = 0.8 / len(plugins)
         for j, w in enumerate(plan["wss"]):
@@ -134,7 +153,7 @@ def plot(summary, plan, path):
                 ys = [mean[rt, d, w, alg] or 0 for d in DISTS]
                 ax.bar(xs, ys, width, label=alg,
                        color=f"C{nst.PLUGINS.index(alg)}")
-            ax.set_xticks(range(len(DISTS)), list(DISTS))
+            ax.set_xticks(range(len(DISTS)), list(DISTS), fontsize=7)
             ax.set_ylim(0, None)
             ax.set_title(f"{rt}, WSS {w} KB (Fig. {6 if i == 0 else 7})",
                          fontsize=9)
@@ -145,6 +164,42 @@ def plot(summary, plan, path):
     fig.tight_layout(rect=(0, 0.05, 1, 1))
     fig.savefig(path, dpi=90)
     plt.close(fig)
+
+
+def mean_u(group):
+    """Mean per-task utilisation over a group of sets."""
+    us = [e / p for s in group for e, p in s]
+    return sum(us) / len(us)
+
+
+def other_dists(m, f, w_lo, w_hi, sets):
+    """The distributions Figs. 6-7 do not plot, against the uniform ones:
+    m(rt, dist, wss, plugin) the mean RNP, f its format."""
+    capped = {d: sum(1 for s in sets[d] if len(s) == MAX_TASKS
+                     and base_utilisation(s) < U_TOTAL) for d in DISTS}
+    hard = ("P-EDF", "G-EDF", "PD2")
+    exp = "; ".join(
+        f"{n} at {w_hi} KB " + ", ".join(
+            f"{a} {f(m('hard', 'exp-' + n, w_hi, a))} (uniform "
+            f"{f(m('hard', n, w_hi, a))})" for a in hard)
+        for n in RANGES)
+    bim = ", ".join(f"{rt} {a} at {w} KB {f(m(rt, 'bimodal', w, a))}"
+                    for rt, w, a in (("hard", w_lo, "P-EDF"),
+                                     ("hard", w_lo, "G-EDF"),
+                                     ("hard", w_lo, "PD2"),
+                                     ("hard", w_hi, "PD2"),
+                                     ("soft", w_lo, "G-EDF")))
+    return ("Exponential utilisations (not plotted by the paper), hard: "
+            + exp + ". An exponential mean below the range's midpoint (L, "
+            "M) draws lighter tasks than the uniform, so more of them: "
+            "sets stopped by the cap of " f"{MAX_TASKS} tasks below a total "
+            "of four: " + ", ".join(f"{d} {capped[d]}" for d in DISTS)
+            + f" of {len(sets['L'])} (exp-L's tasks average "
+            f"{mean_u(sets['exp-L']):.3f} here, so {MAX_TASKS} of them make "
+            f"about {MAX_TASKS * mean_u(sets['exp-L']):.1f}). "
+            "Bimodal (not plotted): " + bim + " (hard G-EDF: GFB needs "
+            "(U - u_max) / (1 - u_max) CPUs, which one task near the "
+            "bimodal's 0.999 makes huge).")
 
 
 def section(rows, summary, plan, reload, source, sets, mode):
@@ -234,17 +289,17 @@ def section(rows, summary, plan, reload, source, sets, mode):
           "the paper's NG-EDF, free of intra-job preemption and migration "
           "costs, was lowest everywhere. G-EDF soft against hard, CPUs "
           f"saved on average: {sum(g_gain) / len(g_gain):.2f} (paper: "
-          f"substantially better). {plan['sets']} sets per distribution "
-          f"({mode} mode).")
+          f"substantially better). " + other_dists(m, f, w_lo, w_hi, sets)
+        + f" {plan['sets']} sets per distribution ({mode} mode).")
     n_tasks = {d: sum(len(s) for s in sets[d]) / len(sets[d]) for d in DISTS}
     return Section(
         title="LITMUS^RT: processors needed (RNP)",
         paper="LITMUS^RT (Calandrino et al., 004) Sec. 4.2",
         figure="Figs. 6 (hard) and 7 (soft), RNP",
         measured=f"mean over {plan['sets']} random task sets per "
-                 f"distribution (total utilisation {U_TOTAL:g} or less "
-                 "by under 0.001, at most "
-                 f"{MAX_TASKS} tasks; mean tasks per set: "
+                 f"distribution (total utilisation {U_TOTAL:g}, less by "
+                 "under 0.001, or less when the cap of "
+                 f"{MAX_TASKS} tasks stops a set first; mean tasks per set: "
                  + ", ".join(f"{d} {n:.1f}" for d, n in n_tasks.items())
                  + ") of the least M each plugin's test passes, searched "
                  "upward from ceil(U), with overheads inflated as in "
@@ -257,7 +312,9 @@ def section(rows, summary, plan, reload, source, sets, mode):
             "" if "kernel's" in source else
             " with host-measured overheads")),
         table=(["rt", "dist", "wss_kb"] + list(algs), table),
-        published="Fig. 6 (hard): PD2 strongly dependent on WSS (M tasks at "
+        published="Figs. 6 and 7 plot the uniform L, M and H sets only; "
+                  "the exponential and bimodal ones are not shown. "
+                  "Fig. 6 (hard): PD2 strongly dependent on WSS (M tasks at "
                   "4 KB: about P-EDF's RNP and well below G-EDF's; at 256 "
                   "KB well above both); P-EDF and G-EDF always below PD2 "
                   "for light tasks, PD2 below both for heavy tasks (about "

@@ -46,8 +46,7 @@ HARD = ("P-EDF", "G-EDF", "PD2", "S-PD2")  # no hard test for NG-EDF
 DISTS = {
     "uni_light": lambda r: r.uniform(0.1, 0.5),
     "uni_heavy": lambda r: r.uniform(0.5, 0.9),
-    "bimodal": lambda r: (r.uniform(0.1, 0.5) if r.random() < 0.2
-                          else r.uniform(0.5, 0.9)),
+    "bimodal": lambda r: bimodal(r, 0.2, (0.1, 0.5), (0.5, 0.9)),
     "exp_medium": lambda r: truncated_exp(r, 0.25, 0.1, 0.4),
 }
 
@@ -65,6 +64,14 @@ def truncated_exp(rng, mean, lo, hi):
         u = rng.expovariate(1 / mean)
         if lo <= u <= hi:
             return u
+
+
+def bimodal(rng, p_light, light, heavy):
+    """Uniform over the light range with probability p_light, else over
+    the heavy one (Baker's bimodal; Figs. 6-7 and 9-10 differ in the
+    ranges and the probability)."""
+    return rng.uniform(*light) if rng.random() < p_light \
+        else rng.uniform(*heavy)
 
 
 def task_set(dist, cap, rng, max_tasks=None):
