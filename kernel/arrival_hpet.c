@@ -143,10 +143,26 @@ static void on_hpet(struct trap_frame *f)
 	lapic_eoi();
 }
 
-/* The main counter's value at TSC value t0_tsc, from a read of both. */
+/* Reads of both clocks hpet_at_tsc takes the tightest of. */
+#define PAIR_READS 8
+
+/* The main counter's value at TSC value t0_tsc, from the read of both
+ * clocks that took the least time: an interrupt, or under emulation the
+ * host taking the virtual CPU away, between the two TSC reads around the
+ * counter's would put the counter's read anywhere in that gap (seen: 18
+ * us early on a loaded host). */
 static uint64_t hpet_at_tsc(uint64_t t0_tsc)
 {
-	uint64_t a = rdtsc_ordered(), c = hpet_counter(), b = rdtsc_ordered();
+	uint64_t a = 0, b = UINT64_MAX, c = 0;
+	for (unsigned i = 0; i < PAIR_READS; i++) {
+		uint64_t a1 = rdtsc_ordered(), c1 = hpet_counter(),
+			 b1 = rdtsc_ordered();
+		if (b1 - a1 < b - a) {
+			a = a1;
+			b = b1;
+			c = c1;
+		}
+	}
 	uint64_t mid = a + (b - a) / 2;
 	if (t0_tsc >= mid)
 		return c + mul_div_u64(tsc_to_ns(t0_tsc - mid), hz, 1000000000u);
