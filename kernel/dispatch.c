@@ -227,7 +227,7 @@ static struct task *chosen(struct cpu_sched *cs, unsigned me)
 	if (t->state != TASK_OK)
 		return 0;
 	if (t->sleeping) {
-		if (cs->slot <= t->sleep_slot)
+		if (cs->slot < t->slept_through)
 			return 0;       /* its job ended in this slot */
 		t->sleeping = 0;
 	}

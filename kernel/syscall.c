@@ -64,7 +64,6 @@ static int64_t sys_sleep_next_period(struct task *t, struct trap_frame *f)
 		jobs_complete(t, qclock_now());
 		decide_event(SCHED_EV_COMPLETE, (unsigned)t->index, slot);
 	}
-	t->sleep_slot = slot;
 	t->slept_through = slot + 1;
 	t->sleeping = 1;
 	/* Back when the plugin chooses it for a later slot. */

@@ -42,12 +42,10 @@ struct task {
 	volatile int linked_on;         /* chosen for this CPU, or TASK_NONE */
 	volatile int scheduled_on;      /* running, or switching, here */
 	volatile enum task_state state;
-	/* After sleep_next_period: runs again once chosen for a slot after
-	 * the one it slept in. */
+	/* After sleep_next_period: runs again once chosen for a slot from
+	 * slept_through on -- 1 + the latest slot in which a job of it ended
+	 * by sleeping (0: none), which is never charged to it again. */
 	volatile int sleeping;
-	uint64_t sleep_slot;
-	/* 1 + the latest slot in which a job of it ended by sleeping (0:
-	 * none); the slots up to it are never charged again. */
 	uint64_t slept_through;
 
 	/* Its context. */
