@@ -244,6 +244,8 @@ void options_parse(const char *cmdline)
 			on_off(&w, &options.record);
 		} else if (cmdline_key_is(&w, "optime")) {
 			on_off(&w, &options.optime);
+		} else if (cmdline_key_is(&w, "coldcache")) {
+			on_off(&w, &options.coldcache);
 		} else if (cmdline_key_is(&w, "e9")) {
 			on_off(&w, &options.e9);
 		} else if (cmdline_key_is(&w, "end")) {

@@ -12,6 +12,7 @@
 #include "../lib/taskset.h"
 #include "../sched/driver.h"
 #include "bootmem.h"
+#include "coldcache.h"
 #include "console.h"
 #include "cpu_wait.h"
 #include "dumpstate.h"
@@ -57,7 +58,9 @@ static unsigned next_event;      /* CPU 0: the kernel's own `at` cursor */
 static void *alloc(void *ctx, size_t size)
 {
 	(void)ctx;
-	return bootmem_alloc(size);
+	void *p = bootmem_alloc(size);
+	coldcache_note_alloc(p, size);
+	return p;
 }
 
 static uint32_t idx(const struct task *t)
@@ -295,9 +298,14 @@ int sched_run(const struct sched_plugin *plugin, const char *file,
 	for (unsigned k = 0; k < cpus; k++)
 		task_init_idle(&idle[k], k);
 
-	if (plugin->event_us)
+	if (plugin->event_us) {
+		if (options.coldcache)
+			kprintf("sched: coldcache=on: %s is event-driven; only "
+				"quantum-driven runs flush before their "
+				"decisions\n", name);
 		return event_run(plugin, file, &ts, cpus, idle, slots, quantum_us,
 				 reason);
+	}
 
 	int staggered = plugin->staggered;
 	struct sched_config cfg = { .cpus = cpus, .staggered = staggered,
@@ -307,12 +315,14 @@ int sched_run(const struct sched_plugin *plugin, const char *file,
 	decide_setup(&drv, plugin->ordered,
 		     options.events && plugin->next_event != 0, cpus,
 		     dispatch_changed);
+	coldcache_reset();
 	if (sched_driver_create(&drv, plugin, &cfg, alloc, 0, decide_on_choice,
 				0)) {
 		kprintf("sched: %s: %s\n", file, drv.err.msg);
 		*reason = "admission";
 		return -1;
 	}
+	coldcache_freeze(specs, ts.ntasks * sizeof specs[0], &drv, sizeof drv);
 	if (options.optime)
 		start_optime(plugin);
 	kprintf("sched: %s on %u CPUs, %u tasks from %s, %llu slots, %s quanta\n",
@@ -358,5 +368,6 @@ int sched_run(const struct sched_plugin *plugin, const char *file,
 	}
 	dumpstate_end(&drv);
 	run_report(plugin, drv.s, &ts, cpus);
+	coldcache_report();
 	return 0;
 }
