@@ -20,6 +20,13 @@ OVERHEAD_COLS = {"plugin", "cpus", "tasks", "util", "timing", "event", "n",
                  "p50_ns", "p99_ns", "max_ns", "p50_cycles", "p99_cycles",
                  "max_cycles", "tsc_khz"}
 COLUMNS = {
+    "pfair_overhead_kernel": (("pfair_overhead_kernel.csv",
+                               {"n", "m", "cache", "timing",
+                                "pd2_slot_cycles", "spd2_call_cycles",
+                                "ratio", "pd2_samples", "spd2_samples",
+                                "pd2_flush_lines", "spd2_flush_lines",
+                                "boots", "pd2_boundary_missed",
+                                "spd2_boundary_missed"}), []),
     "litmus_overheads": (("overheads.csv", OVERHEAD_COLS),
                          [("alignment.csv", {"plugin", "n", "ticks",
                                              "err_p50_us", "err_max_us"}),
@@ -140,7 +147,31 @@ def check_bus(rows, out):
                 float(by["pd2", m, ws]["model_lost_bus_cycles"]), r
 
 
-CHECKS = {"litmus_tardiness": check_tardiness, "edf_kernel": check_edf,
+def check_pfair_overhead(rows, out):
+    """N = 10 on 2 CPUs, warm and cold: one pd2 span per slot (the master's
+    M decisions), one spd2 span per CPU and slot, the ratio their quotient;
+    cold flushed lines before every span, warm none. Under -icount the
+    flush is outside the spans and QEMU has no cache, so cold costs what
+    warm does."""
+    assert [(r["n"], r["m"], r["cache"]) for r in rows] == \
+        [("10", "2", "warm"), ("10", "2", "cold")]
+    for r in rows:
+        assert int(r["spd2_samples"]) == 2 * int(r["pd2_samples"]) > 0, r
+        pd2, spd2 = int(r["pd2_slot_cycles"]), int(r["spd2_call_cycles"])
+        assert pd2 > spd2 > 0, r
+        assert abs(float(r["ratio"]) - pd2 / spd2) < 1e-3, r
+        flushed = int(r["pd2_flush_lines"]) > 0 and \
+            int(r["spd2_flush_lines"]) > 0
+        assert flushed == (r["cache"] == "cold"), r
+    warm, cold = rows
+    for col in ("pd2_slot_cycles", "spd2_call_cycles"):
+        # 5 %: room for how QEMU interleaves the CPUs; a flush inside the
+        # span would add its lines' instructions, 85 % here.
+        assert abs(int(cold[col]) - int(warm[col])) <= 0.05 * int(warm[col])
+
+
+CHECKS = {"pfair_overhead_kernel": check_pfair_overhead,
+          "litmus_tardiness": check_tardiness, "edf_kernel": check_edf,
           "litmus_backtest": check_backtest,
           "litmus_overheads": check_overheads, "gdq_kernel": check_gdq,
           "release_latency": check_latency,

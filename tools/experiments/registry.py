@@ -19,6 +19,7 @@ HOST_EXPERIMENTS = (
 # The ones that boot the kernel in QEMU (tests/boot/
 # test_experiments_kernel.py runs them).
 KERNEL_EXPERIMENTS = (
+    "pfair_overhead_kernel",
     "litmus_overheads",
     "litmus_tardiness",
     "litmus_backtest",
