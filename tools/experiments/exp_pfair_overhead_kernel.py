@@ -12,8 +12,10 @@ slot is the master's cost for the slot's M decisions. Under spd2 (staggered
 and ordered) each CPU at its own boundary makes its own call, one span per
 CPU and slot: one Schedule(p). Both spans also hold the driver's bookkeeping
 and one trace record, the same for the two. The experiment checks the
-counts (pd2: one span per slot; spd2: M) and, cold, that the kernel flushed
-before every span (RESULT coldcache flushes).
+counts (spd2: M spans per slot; pd2: one per slot, or fewer where a late
+CPU decided two slots in one span, which the section then reports) and,
+cold, that the kernel flushed before every span (RESULT coldcache
+flushes).
 
 The sets are the host experiment's (tools/bench/bench_pfair_overhead.py
 random_set: N weights scaled to a total of min(M, N/2), periods 1000 to
@@ -71,7 +73,10 @@ def sched_span(b, plugin, n, m, slots):
     r = spans[0]
     count = int(r["n"])
     want = slots * (m if plugin == "spd2" else 1)
-    if count != want:
+    # A pd2 CPU that comes late decides the slots it missed in one span
+    # (kernel/sched_decide.c, boundary_aligned): fewer spans, which the
+    # section reports; anything else is not what this measures.
+    if count > want or (count < want and plugin == "spd2") or count == 0:
         raise SystemExit(f"pfair_overhead_kernel: {plugin} N={n} M={m}: "
                          f"{count} sched spans, expected {want} (one per "
                          f"{'CPU and ' if plugin == 'spd2' else ''}slot)")
@@ -178,7 +183,7 @@ def differences(rows, host):
     text = ("Ratio of a pd2 slot to an spd2 call under -icount (warm): "
             + ", ".join(f"{r[6]:.2f} at N = {r[0]}, M = {r[1]} "
                         f"({r[6] / r[1]:.0%} of M)"
-                        for r in warm.values()) + ". ")
+                        for r in warm.values()) + ". ") if warm else ""
     ns_by_m = {}
     for n, m in warm:
         ns_by_m.setdefault(m, []).append(n)
@@ -253,15 +258,22 @@ def differences(rows, host):
                  + ", ".join(f"pd2 {r[15]} and spd2 {r[16]} of {r[17]} at "
                              f"N = {r[0]}, M = {r[1]}, {r[2]}, {r[3]}"
                              for r in late)
-                 + ". The decisions still come one per CPU and slot in "
-                   "boundary order, and a span's cycles do not depend on "
-                   "how late it starts. ")
+                 + ". The decisions still come in boundary order, and "
+                   "under -icount a span's cycles do not depend on how "
+                   "late it starts. ")
         if any(r[3] == "icount" and r[2] == "cold" for r in late):
             text += ("Cold under -icount, M flushes of the whole arena per "
                      "slot can take more virtual time than a quantum. ")
         if any(r[3] == "tcg" for r in late):
             text += ("Under plain TCG the virtual CPUs run at QEMU's pace "
                      "on a shared host, warm or cold. ")
+    merged = [r for r in rows if r[7] < r[17] // r[1]]
+    if merged:
+        text += ("In " + ", ".join(f"N = {r[0]}, M = {r[1]}, {r[2]}, "
+                                   f"{r[3]} ({r[7]} spans for "
+                                   f"{r[17] // r[1]} slots)" for r in merged)
+                 + " a late pd2 CPU decided more than one slot in a span, "
+                   "so a few spans hold two slots' decisions. ")
     tcg = [r for r in rows if r[3] == "tcg"]
     if tcg:
         text += ("Plain TCG (the host's TSC, QEMU's translation and the "
