@@ -225,6 +225,10 @@ def section(rows, summary, plan, reload, ov, sets, mode, outdir):
     panels = [(d, w) for d in DISTS for w in wss]
     sizes = [len(s) for g in sets.values() for s in g]
     n_mid = sorted(sizes)[len(sizes) // 2]
+
+    def job(alg):
+        """What the EDF inflation adds per job at the median N, in us."""
+        return nst.edf_per_job(ov.costs(alg, n_mid, w_hi))
     # Soft: NG-EDF against the others.
     ng_low = sum(1 for d, w in panels if m("soft", d, w, "NG-EDF") <= min(
         m("soft", d, w, a) for a in algs))
@@ -296,8 +300,8 @@ def section(rows, summary, plan, reload, ov, sets, mode, outdir):
           "non-preemptive job the same one reload per job as a preemptive "
           "one and both pass U <= M, so the two differ here only by the "
           "kernel's costs for each (at N = "
-          f"{n_mid}, per job: NG-EDF {nst.edf_per_job(ov.costs('NG-EDF', n_mid, w_hi)):.1f}"
-          f" us, G-EDF {nst.edf_per_job(ov.costs('G-EDF', n_mid, w_hi)):.1f} us), where "
+          f"{n_mid}, per job: NG-EDF {job('NG-EDF'):.1f} us, G-EDF "
+          f"{job('G-EDF'):.1f} us), where "
           "the paper's NG-EDF, free of intra-job preemption and migration "
           "costs, was lowest everywhere. G-EDF soft against hard, CPUs "
           f"saved on average: {sum(g_gain) / len(g_gain):.2f} (paper: "
