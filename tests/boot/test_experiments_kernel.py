@@ -6,7 +6,9 @@ each section with its parts, numbers and no placeholder
 show: the kernel's tardiness equals the simulator's for the same sets, the
 EDF engine timed a push decision for every push and a pull scan for every
 pull, every backtest task finished jobs, the overhead rows cover every
-event asked for."""
+event asked for, the schedulability experiments inflate each plugin with
+the kernel's own worst case from litmus_overheads' CSVs or their own
+boots."""
 import sys
 
 import pytest
@@ -19,6 +21,7 @@ from registry import KERNEL_EXPERIMENTS  # noqa: E402
 OVERHEAD_COLS = {"plugin", "cpus", "tasks", "util", "timing", "event", "n",
                  "p50_ns", "p99_ns", "max_ns", "p50_cycles", "p99_cycles",
                  "max_cycles", "tsc_khz"}
+USED_COLS = {"plugin", "n", "sched_us", "cxs_us", "tick_us", "release_us"}
 COLUMNS = {
     "pfair_overhead_kernel": (("pfair_overhead_kernel.csv",
                                {"n", "m", "cache", "timing",
@@ -35,6 +38,18 @@ COLUMNS = {
                                           "preempt_n", "preempt_cycles",
                                           "migrate_n", "migrate_cycles",
                                           "tsc_mhz"})]),
+    "litmus_schedulability": (("nst.csv",
+                               {"dist", "wss_kb", "rt", "plugin", "cap",
+                                "sets", "fraction_schedulable"}),
+                              [("overheads_used.csv", USED_COLS),
+                               ("reload.csv", {"wss_kb", "reload_us"})]),
+    "litmus_rnp": (("rnp.csv",
+                    {"rt", "dist", "wss_kb", "algorithm", "sets",
+                     "unschedulable", "rnp_mean", "rnp_min", "rnp_max"}),
+                   [("rnp_sets.csv", {"rt", "dist", "wss_kb", "algorithm",
+                                      "set", "tasks", "base_u", "rnp"}),
+                    ("overheads_used.csv", USED_COLS),
+                    ("reload.csv", {"wss_kb", "reload_us"})]),
     "litmus_tardiness": (("tardiness.csv",
                           {"dist", "target_util", "util", "tasks", "plugin",
                            "kernel_mean_td", "kernel_max_td", "sim_mean_td",
@@ -113,6 +128,47 @@ def check_overheads(rows, out):
         assert float(r["steady_cycles_per_line"]) > 0, r
 
 
+def check_inflation(name, out):
+    """A schedulability experiment run after litmus_overheads' tiny run
+    (pd2 and gedf, the reload) in the same root: it read those and booted
+    only pedf, ngedf and spd2 (its kernel_overheads.csv, no reload boots);
+    each plugin's costs are its own max_ns, in us."""
+    lo = out / "litmus_overheads"
+    own = out / name
+    booted = check_csv(own / "kernel_overheads.csv", set())
+    assert {r["plugin"] for r in booted} == {"pedf", "ngedf", "spd2"}
+    assert not (own / "kernel_reload.csv").exists()
+    worst = {}
+    for r in (check_csv(lo / "overheads.csv", set()) + booted):
+        key = (r["plugin"], r["event"])
+        worst[key] = max(worst.get(key, 0), int(r["max_ns"]))
+    kernel = {"P-EDF": "pedf", "G-EDF": "gedf", "NG-EDF": "ngedf",
+              "PD2": "pd2", "S-PD2": "spd2"}
+    used = check_csv(own / "overheads_used.csv", set())
+    assert {r["plugin"] for r in used} == set(kernel)
+    for r in used:
+        for e in ("sched", "cxs", "tick", "release"):
+            # One N measured (tiny): the same at every N.
+            assert float(r[f"{e}_us"]) == pytest.approx(
+                worst[kernel[r["plugin"]], e] / 1000, abs=1e-3), (r, e)
+    sec = (out / "REPORT.md").read_text()
+    assert str(lo / "overheads.csv") in sec and str(lo / "reload.csv") in sec
+    assert "NOT THIS KERNEL" not in sec
+
+
+def check_nst(rows, out):
+    assert all(0 <= float(r["fraction_schedulable"]) <= 1 for r in rows)
+    check_inflation("litmus_schedulability", out)
+
+
+def check_rnp(rows, out):
+    import math
+    for r in check_csv(out / "litmus_rnp" / "rnp_sets.csv", set()):
+        if r["rnp"]:
+            assert int(r["rnp"]) >= math.ceil(float(r["base_u"]) - 1e-9), r
+    check_inflation("litmus_rnp", out)
+
+
 def check_gdq(rows, out):
     assert {(r["tasks"], r["event"]) for r in rows} == \
         {(n, e) for n in ("10", "50") for e in ("sched", "cxs", "tick")}
@@ -172,14 +228,29 @@ def check_pfair_overhead(rows, out):
 
 CHECKS = {"pfair_overhead_kernel": check_pfair_overhead,
           "litmus_tardiness": check_tardiness, "edf_kernel": check_edf,
+          "litmus_schedulability": check_nst, "litmus_rnp": check_rnp,
           "litmus_backtest": check_backtest,
           "litmus_overheads": check_overheads, "gdq_kernel": check_gdq,
           "release_latency": check_latency,
           "bus_contention_kernel": check_bus}
 
 
-@pytest.mark.parametrize("name", sorted(set(CHECKS)))
+# Run in this order into one output root (test_litmus_chain_tiny).
+CHAIN = ("litmus_overheads", "litmus_schedulability", "litmus_rnp")
+
+
+@pytest.mark.parametrize("name", sorted(set(CHECKS) - set(CHAIN)))
 def test_kernel_experiment_tiny(iso, name, tmp_path):
     main, extra = COLUMNS[name]
     rows, _ = check_experiment_tiny(name, tmp_path, main, extra)
     CHECKS[name](rows, tmp_path)
+
+
+def test_litmus_chain_tiny(iso, tmp_path):
+    """As make experiments runs them: litmus_overheads, then the two
+    schedulability experiments inflating with its CSVs and booting only
+    what its tiny run lacks (tools/experiments/kernel_overheads.py)."""
+    for name in CHAIN:
+        main, extra = COLUMNS[name]
+        rows, _ = check_experiment_tiny(name, tmp_path, main, extra)
+        CHECKS[name](rows, tmp_path)

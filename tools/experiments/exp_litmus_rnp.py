@@ -37,8 +37,9 @@ import math
 import random
 
 import exp_litmus_schedulability as nst
+import kernel_overheads
 from benchlib import pyplot, write_csv
-from common import Section, host_platform
+from common import Section
 
 U_TOTAL = 4.0        # Sec. 4.2: "total utilization was exactly four"
 MAX_TASKS = 100
@@ -70,12 +71,13 @@ def base_utilisation(tasks):
     return round(sum(e / p for e, p in tasks), 9)
 
 
-def rnp(tasks, plugin, hard, ov):
-    """The least M the plugin's test passes, or None if none does."""
-    if not nst.schedulable(tasks, plugin, hard, ov, M_LIMIT):
+def rnp(tasks, plugin, hard, c):
+    """The least M the plugin's test passes with its Costs c, or None if
+    none does."""
+    if not nst.schedulable(tasks, plugin, hard, c, M_LIMIT):
         return None
     m = max(1, math.ceil(base_utilisation(tasks)))
-    while not nst.schedulable(tasks, plugin, hard, ov, m):
+    while not nst.schedulable(tasks, plugin, hard, c, m):
         m += 1
     return m
 
@@ -87,17 +89,17 @@ def draw_sets(n, rng):
             for d, (draw, _) in DISTS.items()}
 
 
-def per_set(sets, ov_base, reload):
+def per_set(sets, ov, wss):
     """One row per set, WSS and plugin: rt, dist, wss_kb, algorithm, set,
-    tasks, base_u, rnp ('' when no M schedules it)."""
+    tasks, base_u, rnp ('' when no M schedules it); each plugin inflated
+    with its own costs (ov, kernel_overheads.Overheads) at the set's N."""
     rows = []
     for dist, group in sets.items():
-        for w, r in reload.items():
-            ov = dict(ov_base, reload=r)
+        for w in wss:
             for rt, hard, plugins in RT:
                 for alg in plugins:
                     for k, s in enumerate(group):
-                        m = rnp(s, alg, hard, ov)
+                        m = rnp(s, alg, hard, ov.costs(alg, len(s), w))
                         rows.append([rt, dist, w, alg, k, len(s),
                                      base_utilisation(s),
                                      "" if m is None else m])
@@ -120,9 +122,11 @@ def summarise(rows):
 
 def run(mode, outdir):
     plan = PLANS[mode]
-    ov_base, source, reload = nst.overheads(plan["wss"], plan["reps"])
+    ov = nst.overheads(mode, outdir, plan["wss"], plan["reps"])
     sets = draw_sets(plan["sets"], random.Random(2006))
-    rows = per_set(sets, ov_base, reload)
+    rows = per_set(sets, ov, plan["wss"])
+    sizes = [len(s) for g in sets.values() for s in g]
+    reload = {w: ov.reload_us(w) for w in plan["wss"]}
     summary = summarise(rows)
     write_csv(outdir / "rnp_sets.csv",
               ["rt", "dist", "wss_kb", "algorithm", "set", "tasks", "base_u",
@@ -130,10 +134,9 @@ def run(mode, outdir):
     write_csv(outdir / "rnp.csv",
               ["rt", "dist", "wss_kb", "algorithm", "sets", "unschedulable",
                "rnp_mean", "rnp_min", "rnp_max"], summary)
-    write_csv(outdir / "reload.csv", ["wss_kb", "reload_us"],
-              [[w, reload[w]] for w in plan["wss"]])
+    nst.write_used(outdir, ov, nst.PLUGINS, sizes, plan["wss"])
     plot(summary, plan, outdir / "rnp.png")
-    return section(rows, summary, plan, reload, source, sets, mode)
+    return section(rows, summary, plan, reload, ov, sets, mode, outdir)
 
 
 def plot(summary, plan, path):
@@ -202,7 +205,7 @@ def other_dists(m, f, w_lo, w_hi, sets):
             "bimodal's 0.999 makes huge).")
 
 
-def section(rows, summary, plan, reload, source, sets, mode):
+def section(rows, summary, plan, reload, ov, sets, mode, outdir):
     mean = {tuple(r[:4]): r[6] for r in summary}
     unsched = {tuple(r[:4]): r[5] for r in summary}
     wss = plan["wss"]
@@ -220,6 +223,12 @@ def section(rows, summary, plan, reload, source, sets, mode):
         return "none" if v == float("inf") else f"{v:.2f}"
 
     panels = [(d, w) for d in DISTS for w in wss]
+    sizes = [len(s) for g in sets.values() for s in g]
+    n_mid = sorted(sizes)[len(sizes) // 2]
+
+    def job(alg):
+        """What the EDF inflation adds per job at the median N, in us."""
+        return nst.edf_per_job(ov.costs(alg, n_mid, w_hi))
     # Soft: NG-EDF against the others.
     ng_low = sum(1 for d, w in panels if m("soft", d, w, "NG-EDF") <= min(
         m("soft", d, w, a) for a in algs))
@@ -261,16 +270,20 @@ def section(rows, summary, plan, reload, source, sets, mode):
         + " (paper: S-PD2 below PD2 at large WSSs for its lower migration "
           "cost, slightly above at small ones for its period shortened by "
           "a quantum). Here both Pfair plugins pay the same reload per "
-          "quantum -- the host's cold-minus-warm write, "
-        + ", ".join(f"{w} KB {reload[w]:.1f} us" for w in wss)
+          "quantum -- the kernel's writers' in QEMU, "
+        + ", ".join(f"{w} KB {reload[w]:.2f} us" for w in wss)
         + f" (the largest {max(reload.values()) / nst.Q_US:.2%} of a "
           "quantum), with nothing modelling S-PD2's staggered, "
-          "contention-free reloads -- so S-PD2 cannot gain on PD2 here "
-          "and its shortened period only costs. The paper measured its "
+          "contention-free reloads -- so S-PD2 gains on PD2 only through "
+          f"its cheaper decision (at N = {n_mid}: S-PD2 "
+          f"{ov.costs('S-PD2', n_mid, w_hi).sched:.1f} us, PD2 "
+          f"{ov.costs('PD2', n_mid, w_hi).sched:.1f} us) and its shortened "
+          "period costs. The paper measured its "
           "reloads with four CPUs writing at once at aligned quanta and "
-          "its migrations dearer than its preemptions (Sec. 4.1); here one "
-          "core writes "
-          "alone and a migration costs what a preemption does, so every "
+          "its migrations dearer than its preemptions (Sec. 4.1); under "
+          "QEMU no cache or bus stands behind the writers and the "
+          "inflation charges the larger of a preemption's and a "
+          "migration's mean for either, so every "
           "plugin's WSS penalty is the same per reload and the plugins "
           "differ by how many reloads their inflation charges (Pfair one "
           "per quantum, EDF one per job). Hard S-PD2 sets no M "
@@ -285,12 +298,17 @@ def section(rows, summary, plan, reload, source, sets, mode):
           f"(distribution, WSS) panels, and equal to G-EDF in {ng_tie}: the "
           "inflation shared with litmus_schedulability charges a "
           "non-preemptive job the same one reload per job as a preemptive "
-          "one and both pass U <= M, so the two cannot differ here, where "
+          "one and both pass U <= M, so the two differ here only by the "
+          "kernel's costs for each (at N = "
+          f"{n_mid}, per job: NG-EDF {job('NG-EDF'):.1f} us, G-EDF "
+          f"{job('G-EDF'):.1f} us), where "
           "the paper's NG-EDF, free of intra-job preemption and migration "
           "costs, was lowest everywhere. G-EDF soft against hard, CPUs "
           f"saved on average: {sum(g_gain) / len(g_gain):.2f} (paper: "
           f"substantially better). " + other_dists(m, f, w_lo, w_hi, sets)
-        + f" {plan['sets']} sets per distribution ({mode} mode).")
+        + " " + nst.weigh(ov, algs, n_mid, wss)
+        + f" Sources: {'; '.join(ov.sources)}. {plan['sets']} sets per "
+          f"distribution ({mode} mode).")
     n_tasks = {d: sum(len(s) for s in sets[d]) / len(sets[d]) for d in DISTS}
     return Section(
         title="LITMUS^RT: processors needed (RNP)",
@@ -303,14 +321,13 @@ def section(rows, summary, plan, reload, source, sets, mode):
                  + ", ".join(f"{d} {n:.1f}" for d, n in n_tasks.items())
                  + ") of the least M each plugin's test passes, searched "
                  "upward from ceil(U), with overheads inflated as in "
-                 f"litmus_schedulability; overheads: {source}; cache reload "
-                 "measured on the host by the paper's cold-minus-warm write "
-                 "method. Table: mean RNP per plugin ('-': not applicable, "
+                 "litmus_schedulability, each plugin's own at the set's N; "
+                 "overheads: "
+                 + nst.source_text(ov, algs, sizes, wss)
+                 + ". Table: mean RNP per plugin ('-': not applicable, "
                  "or no set schedulable); sets no M schedules are left out "
                  "of the mean and counted in rnp.csv",
-        platform=host_platform("Python model of the tests" + (
-            "" if "kernel's" in source else
-            " with host-measured overheads")),
+        platform=nst.model_platform(ov),
         table=(["rt", "dist", "wss_kb"] + list(algs), table),
         published="Figs. 6 and 7 plot the uniform L, M and H sets only; "
                   "the exponential and bimodal ones are not shown. "
@@ -324,4 +341,7 @@ def section(rows, summary, plan, reload, source, sets, mode):
                   "Fig. 6, G-EDF substantially better than hard, NG-EDF "
                   "the lowest of all, S-PD2 below PD2 at large WSSs.",
         differences=diff,
-        files=["rnp.csv", "rnp_sets.csv", "reload.csv", "rnp.png"])
+        files=["rnp.csv", "rnp_sets.csv", "overheads_used.csv", "reload.csv"]
+        + [f for f in (kernel_overheads.OWN_CSV, kernel_overheads.OWN_RELOAD)
+           if ov.boots and (outdir / f).exists()]
+        + ["rnp.png"])

@@ -9,13 +9,18 @@ Decisions where the paper leaves room (LITMUS^RT, Sec. 4.2):
   Baker's test [4] is not applied.
 - Inflation ("standard techniques", Devi's thesis [9]): an EDF job pays two
   scheduler invocations and two context switches (release and completion)
-  and one cache reload of its working set (one preemption per job); a
-  non-preemptive NG-EDF job pays the same. Pfair quanta lose the decision,
-  the switch and, since any quantum may follow a preemption or migration,
-  the reload: a job needs ceil(e / (Q - overhead)) quanta; S-PD2 hard
-  periods are one quantum shorter (the paper's compensation for its
-  deadline slip).
-- Migrations cost as much as preemptions: both are the measured reload.
+  and one cache reload of its working set (one preemption per job), plus
+  its release's lateness (the kernel's `release` overhead: how late after
+  its ideal time the release was accounted); a non-preemptive NG-EDF job
+  pays the same. Pfair quanta lose the decision, the switch, the
+  boundary's interrupt (`tick`) and, since any quantum may follow a
+  preemption or migration, the reload: a job needs ceil(e / (Q -
+  overhead)) quanta; S-PD2 hard periods are one quantum shorter (the
+  paper's compensation for its deadline slip).
+- The costs are each plugin's own, at the set's N, as this kernel measured
+  them (kernel_overheads.py says where from and which statistic).
+- Migrations cost as much as preemptions: both are the measured reload
+  (the larger of the two).
 - Task sets: tasks drawn until the next would pass the cap; the remainder,
   when at least 0.001, becomes a last task, so each set's base utilisation
   equals its cap. Periods are whole milliseconds in [10, 100]."""
@@ -26,10 +31,11 @@ import math
 import os
 import pathlib
 import random
-import re
 import subprocess
 import time
 
+import kernel_overheads
+import kernel_runs
 from benchlib import pyplot, write_csv
 from common import Section, host_platform
 
@@ -98,20 +104,8 @@ def task_set(dist, cap, rng, max_tasks=None):
 
 
 # ---------------------------------------------------------------- overheads
-
-def kernel_overheads(path):
-    """max_ns per kind from the `RESULT overhead` lines of a console log."""
-    out = {}
-    for line in pathlib.Path(path).read_text(errors="replace").splitlines():
-        m = re.match(r"\s*RESULT overhead event=(\w+) (.*)", line)
-        if m:
-            kv = dict(w.split("=", 1) for w in m.group(2).split())
-            out[m.group(1)] = int(kv["max_ns"])
-    if not {"sched", "cxs"} <= set(out):
-        raise SystemExit(f"{path}: no 'RESULT overhead event=sched' and "
-                         "'event=cxs' lines (boot with trace=events)")
-    return out
-
+# Only behind RTK_OVERHEADS=host: the decision costs and the reload timed on
+# the host, no kernel involved.
 
 def host_sched_ns():
     """Each plugin's decision cost, this repository's sched/ code timed on
@@ -175,15 +169,19 @@ def ffd_fits(us, m):
     return True
 
 
-def schedulable(tasks, plugin, hard, ov, m=M):
-    """On m CPUs; ov: per-plugin sched ns, cxs ns, tick ns, release ns,
-    reload us (a 4-CPU testbed's, whatever m is: LITMUS^RT Sec. 4.2 does the
-    same). Every test here is monotone in m (more CPUs never fail a set
-    fewer CPUs pass), which exp_litmus_rnp's search relies on."""
-    sched_us = ov["sched"][plugin] / 1000
-    cxs_us, tick_us = ov["cxs"] / 1000, ov["tick"] / 1000
+def edf_per_job(c):
+    """What the EDF inflation adds to each job (module docstring): two
+    decisions and two switches, one reload, the release's lateness."""
+    return 2 * (c.sched + c.cxs) + c.reload + c.release
+
+
+def schedulable(tasks, plugin, hard, c, m=M):
+    """On m CPUs; c: the plugin's kernel_overheads.Costs (us) at this
+    set's N and WSS (a 4-CPU testbed's, whatever m is: LITMUS^RT Sec. 4.2
+    does the same). Every test here is monotone in m (more CPUs never fail
+    a set fewer CPUs pass), which exp_litmus_rnp's search relies on."""
     if plugin in ("PD2", "S-PD2"):
-        usable = Q_US - sched_us - cxs_us - tick_us - ov["reload"]
+        usable = Q_US - c.sched - c.cxs - c.tick - c.reload
         if usable <= 0:
             return False
         total = 0.0
@@ -194,7 +192,7 @@ def schedulable(tasks, plugin, hard, ov, m=M):
                 return False
             total += eq / pq
         return total <= m
-    per_job = 2 * (sched_us + cxs_us) + ov["reload"] + ov["release"] / 1000
+    per_job = edf_per_job(c)
     us = [(e + per_job) / p for e, p in tasks]
     if max(us) > 1:
         return False
@@ -207,55 +205,88 @@ def schedulable(tasks, plugin, hard, ov, m=M):
 
 # ---------------------------------------------------------------- run
 
-def overheads(wss, reps):
-    """(ov without reload, where they came from, {wss_kb: reload_us}): the
-    kernel log's maxima when RTK_OVERHEADS_LOG names one, else the plugins'
-    decision costs timed on the host; the reload measured here."""
-    log = os.environ.get("RTK_OVERHEADS_LOG")
+HOST_WARNING = (
+    "**NOT THIS KERNEL'S OVERHEADS (RTK_OVERHEADS=host)**: the plugins' "
+    "sched/ code timed on the host and the host's cache reload; context "
+    "switch, tick and release taken as 0")
+
+
+def overheads(mode, outdir, wss, reps):
+    """kernel_overheads.load's (the kernel's measurements), or the
+    host-timed ones when RTK_OVERHEADS=host asks for them."""
+    ov = kernel_overheads.load(mode, outdir, PLUGINS)
+    if ov is not None:
+        return ov
     sched_ns, mhz = host_sched_ns()
-    if log:
-        k = kernel_overheads(log)
-        ov_base = dict(sched={p: k["sched"] for p in PLUGINS}, cxs=k["cxs"],
-                       tick=k.get("tick", 0), release=k.get("release", 0))
-        source = (f"the kernel's `RESULT overhead` maxima from {log} "
-                  f"(sched {k['sched']} ns, cxs {k['cxs']} ns, tick "
-                  f"{k.get('tick', 0)} ns, release {k.get('release', 0)} ns) "
-                  "for every plugin")
-    else:
-        ov_base = dict(sched=sched_ns, cxs=0, tick=0, release=0)
-        source = ("the plugins' decision costs timed on the host ("
-                  + ", ".join(f"{p} {v:.0f} ns" for p, v in sched_ns.items())
-                  + f" at {mhz:.0f} MHz TSC); no kernel log was given "
-                  "(RTK_OVERHEADS_LOG), so context switch, tick and release "
-                  "costs are 0, which the paper found orders of magnitude "
-                  "below the rest")
-    return ov_base, source, {w: reload_us(w, reps) for w in wss}
+    events = {(kernel_overheads.PLUGIN_OF[p], "sched"): [(1, v)]
+              for p, v in sched_ns.items()}
+    reload = [(w, reload_us(w, reps)) for w in wss]
+    return kernel_overheads.Overheads(
+        events, reload, [f"{HOST_WARNING} (host TSC {mhz:.0f} MHz)"],
+        host=True)
+
+
+def model_platform(ov):
+    """Where the model ran and where its overheads were measured."""
+    if ov.host:
+        return host_platform("Python model of the tests with host-measured "
+                             "overheads (RTK_OVERHEADS=host)")
+    log = os.environ.get("RTK_OVERHEADS_LOG")
+    return (host_platform("Python model of the tests") + "; the overheads "
+            "it inflates with are the kernel's, measured in QEMU: sched, "
+            "cxs, tick and release "
+            + (f"from the log {log}" if log else
+               "under " + kernel_overheads.timing_text("icount"))
+            + (", the reload too" if ov.reload_timing == "icount" else
+               ", the reload under "
+               + kernel_overheads.timing_text(ov.reload_timing))
+            + (f" ({kernel_runs.platform(ov.boots)}, booted here)"
+               if ov.boots else " (the CSVs named under Measured here)"))
+
+
+def source_text(ov, plugins, sizes, wss):
+    """The sources and the numbers used, for the section."""
+    ns = sorted({min(sizes), sorted(sizes)[len(sizes) // 2], max(sizes)})
+    return ("; ".join(ov.sources) + ". Used (worst case, max_ns): "
+            + ov.describe(plugins, ns, wss))
 
 
 def run(mode, outdir):
     plan = PLANS[mode]
-    ov_base, source, reload = overheads(plan["wss"], plan["reps"])
+    ov = overheads(mode, outdir, plan["wss"], plan["reps"])
     rng = random.Random(2006)
-    rows = []
+    rows, sizes = [], []
     for dist in DISTS:
         for cap in plan["caps"]:
             sets = [task_set(dist, cap, rng) for _ in range(plan["sets"])]
+            sizes += [len(s) for s in sets]
             for w in plan["wss"]:
-                ov = dict(ov_base, reload=reload[w])
                 for hard in (True, False):
                     for plugin in (HARD if hard else PLUGINS):
-                        ok = sum(schedulable(s, plugin, hard, ov)
-                                 for s in sets)
+                        ok = sum(schedulable(
+                            s, plugin, hard, ov.costs(plugin, len(s), w))
+                            for s in sets)
                         rows.append([dist, w, "hard" if hard else "soft",
                                      plugin, cap, plan["sets"],
                                      ok / plan["sets"]])
     headers = ["dist", "wss_kb", "rt", "plugin", "cap", "sets",
                "fraction_schedulable"]
     write_csv(outdir / "nst.csv", headers, rows)
-    write_csv(outdir / "reload.csv", ["wss_kb", "reload_us"],
-              [[w, reload[w]] for w in plan["wss"]])
+    write_used(outdir, ov, PLUGINS, sizes, plan["wss"])
     plot(rows, plan, outdir)
-    return section(rows, plan, reload, source, mode)
+    return section(rows, plan, ov, sizes, mode, outdir)
+
+
+def write_used(outdir, ov, plugins, sizes, wss):
+    """overheads_used.csv (per plugin and set size N, the costs in us) and
+    reload.csv (per WSS)."""
+    write_csv(outdir / "overheads_used.csv",
+              ["plugin", "n", "sched_us", "cxs_us", "tick_us",
+               "release_us"],
+              [[p, n] + [round(v, 3) for v in ov.costs(p, n, wss[0])[:4]]
+               for p in plugins for n in sorted(set(sizes))])
+    write_csv(outdir / "reload.csv", ["wss_kb", "reload_us"],
+              [[w, round(ov.reload_us(w), 3)] for w in wss])
 
 
 def plot(rows, plan, outdir):
@@ -284,7 +315,34 @@ def plot(rows, plan, outdir):
         plt.close(fig)
 
 
-def section(rows, plan, reload, source, mode):
+def weigh(ov, plugins, n, wss):
+    """A sentence on the overheads inflated, against the paper's: each
+    plugin's decision and switch at N = n, the reload at each WSS, and
+    what a PD2 quantum loses."""
+    c = {p: ov.costs(p, n, max(wss)) for p in plugins}
+    pd2 = c["PD2"]
+    lost = pd2.sched + pd2.cxs + pd2.tick + pd2.reload   # as schedulable
+    what = (HOST_WARNING + ". " if ov.host else
+            "These are the kernel's own worst cases; under -icount a "
+            "cost is 8 ns per instruction, tens of times what a modern CPU "
+            "takes for the same instructions, so they weigh more against "
+            "the 1 ms quantum than the same code would on hardware. ")
+    return (what + f"At N = {n} the decision costs "
+            + ", ".join(f"{p} {c[p].sched:.1f} us" for p in plugins)
+            + " (paper: about 3 us, G-EDF above), the context switch "
+            + ", ".join(sorted({f"{c[p].cxs:.1f}" for p in plugins}))
+            + " us (paper: orders of magnitude below the rest); the reload "
+            + ", ".join(f"{w} KB {ov.reload_us(w):.2f} us" for w in wss)
+            + " (paper: up to hundreds of us at 256 KB, linear in WSS; "
+              "there is no cache under QEMU, so what is charged here is "
+              "QEMU's page-table refill and noise); a PD2 quantum of 1000 "
+              f"us loses {lost:.1f} us at {max(wss)} KB.")
+
+
+def section(rows, plan, ov, sizes, mode, outdir):
+    reload = {w: ov.reload_us(w) for w in plan["wss"]}
+    source = source_text(ov, PLUGINS, sizes, plan["wss"])
+    n_mid = sorted(sizes)[len(sizes) // 2]
     frac = {(r[0], r[1], r[2], r[3], r[4]): r[6] for r in rows}
     # The paper quotes its Fig. 10 numbers at 3.8.
     hi = min(plan["caps"], key=lambda c: abs(c - 3.8))
@@ -314,14 +372,14 @@ def section(rows, plan, reload, source, mode):
         f"{light['PD2']:.0%} (paper at 3.8: G-EDF and NG-EDF about 60 and 90 "
         "points above P-EDF). PD2 hard at cap "
         f"{mid} gains " + ", ".join(f"{pf_gain[d]:+.0%} ({d})" for d in DISTS)
-        + f" from WSS {w_big}K to {w_small}K. The measured reload costs are "
-        + ", ".join(f"{w}K {reload[w]:.1f} us" for w in plan["wss"])
-        + " on this host, where LITMUS^RT measured a 4-CPU machine of 2006 "
-          "with all CPUs writing at once; the decision costs are this "
-          "repository's code on a modern CPU, far below the paper's about "
-          "3 us, so the differences between plugins here come mostly from "
-          "the tests themselves (GFB, bin packing, Pfair's whole quanta) and "
-          f"from the reload. {plan['sets']} sets per point ({mode} mode).")
+        + f" from WSS {w_big}K to {w_small}K. "
+        + weigh(ov, PLUGINS, n_mid, plan["wss"])
+        + " LITMUS^RT measured a 4-CPU machine of 2006 with all CPUs "
+          "writing at once. Each plugin is inflated with its own costs at "
+          "each set's N; the differences between plugins come from those "
+          "and from the tests themselves (GFB, bin packing, Pfair's whole "
+          f"quanta). Sources: {'; '.join(ov.sources)}. {plan['sets']} sets "
+          f"per point ({mode} mode).")
     return Section(
         title="LITMUS^RT: schedulable task sets against utilisation",
         paper="LITMUS^RT (Calandrino et al., 004) Sec. 4.2",
@@ -329,12 +387,8 @@ def section(rows, plan, reload, source, mode):
         measured=f"fraction of {plan['sets']} random task sets per point "
                  f"schedulable on M = {M} with overheads inflated into the "
                  f"execution costs, quantum {Q_US / 1000:.0f} ms; overheads: "
-                 f"{source}; cache reload per preemption measured on the "
-                 "host by the paper's cold-minus-warm write method. Table: "
-                 f"the fraction at caps {mid} and {hi}",
-        platform=host_platform("Python model of the tests" + (
-            "" if os.environ.get("RTK_OVERHEADS_LOG") else
-            " with host-measured overheads")),
+                 f"{source}. Table: the fraction at caps {mid} and {hi}",
+        platform=model_platform(ov),
         table=(["dist", "wss_kb", "rt", "plugin", f"at_{mid}", f"at_{hi}"],
                table),
         published="Fig. 9 (hard, M = 4, WSS 128K and 4K, caps 2.0-3.9): "
@@ -347,4 +401,7 @@ def section(rows, plan, reload, source, mode):
                   "above P-EDF; all heavy: P-EDF close to 0 %, the EDF "
                   "schemes above the Pfair ones.",
         differences=diff,
-        files=["nst.csv", "reload.csv", "nst_hard.png", "nst_soft.png"])
+        files=["nst.csv", "overheads_used.csv", "reload.csv"]
+        + [f for f in (kernel_overheads.OWN_CSV, kernel_overheads.OWN_RELOAD)
+           if ov.boots and (outdir / f).exists()]
+        + ["nst_hard.png", "nst_soft.png"])
