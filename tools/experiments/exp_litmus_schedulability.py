@@ -326,7 +326,12 @@ def weigh(ov, plugins, n, wss):
             "These are the kernel's own worst cases; under -icount a "
             "cost is 8 ns per instruction, tens of times what a modern CPU "
             "takes for the same instructions, so they weigh more against "
-            "the 1 ms quantum than the same code would on hardware. ")
+            "the 1 ms quantum than the same code would on hardware; and "
+            "QEMU advances that one instruction counter for all virtual "
+            "CPUs, running them in turn, so a span on one CPU also counts "
+            "what the others executed meanwhile (up to M times its own "
+            "instructions when all M are busy: bus_contention_kernel's "
+            "cost per line doubles from M = 2 to M = 4). ")
     return (what + f"At N = {n} the decision costs "
             + ", ".join(f"{p} {c[p].sched:.1f} us" for p in plugins)
             + " (paper: about 3 us, G-EDF above), the context switch "

@@ -242,6 +242,12 @@ def timing_text(timing):
             "own work, no cache)")
 
 
+def shown(path, lo):
+    """path as the report names it: relative to the output root (where
+    REPORT.md's links start), not this machine's absolute path."""
+    return path.relative_to(lo.parent).as_posix()
+
+
 def load(mode, outdir, plugins):
     """The Overheads for plugins (schedulability names) of an experiment
     run in mode writing to outdir (outdir.parent is the output root)."""
@@ -267,7 +273,7 @@ def load(mode, outdir, plugins):
         events.update({k: v for k, v in got.items() if k[0] in have})
         if have:
             sources.append(f"sched, cxs, tick and release of "
-                           f"{', '.join(sorted(have))}: {path} ("
+                           f"{', '.join(sorted(have))}: {shown(path, lo)} ("
                            + rows_used(used, have, got) + ")")
         want -= have
     if (lo / "reload.csv").exists():
@@ -275,7 +281,8 @@ def load(mode, outdir, plugins):
         timing, pts = reload_of_rows(common.read_csv(path), path)
         if pts:
             reload = pts
-            sources.append(f"reload: {path}, {timing_text(timing)}")
+            sources.append(f"reload: {shown(path, lo)}, "
+                           f"{timing_text(timing)}")
     ov = Overheads(events, [], sources)
     if reload:
         ov.set_reload(timing, reload)
