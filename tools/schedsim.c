@@ -6,7 +6,8 @@
  *   schedsim --sched NAME --cpus M --slots T [--seed S]
  *            [--ticks aligned|staggered] [--param NAME=VALUE]...
  *            [--quantum-us Q] [--cxs-us C] [--summary-only] [--timing]
- *            [--dump-at SLOT] [--at-events] FILE.tasks
+ *            [--dump-at SLOT] [--at-events]
+ *            [--bus WSS_BYTES[,LINE_BYTES[,Q_BUS_CYCLES]]] FILE.tasks
  *
  * An event-driven scheduler (pfp) runs for T quanta of Q microseconds on
  * the simulated machine of sched/evsim.h, C microseconds per context
@@ -27,6 +28,12 @@
  * --dump-at, as the kernel's one-shot timers call it; each CPU keeps its
  * last answer in between. The schedule must be the one of calls at every
  * boundary; stderr gets "schedsim: at-events decided=N slots=T".
+ *
+ * --bus (quantum-driven schedulers): the schedule's quantum starts drive
+ * sched/bus_model (bus contention at the boundaries, staggered Pfair Sec.
+ * 5.1); per-task completion delays come as {"bus": ...} lines and one
+ * {"bus_summary": ...} before the summary (tools/schedsim_bus.h,
+ * docs/bus-model.md). Without --bus the output is unchanged.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -40,6 +47,7 @@
 #include "../sched/evsim.h"
 #include "../sched/report.h"
 #include "../sched/sched.h"
+#include "schedsim_bus.h"
 #include "taskset_file.h"
 
 #define MAX_PARAMS 32
@@ -62,6 +70,8 @@ static void usage(void)
 		"                [--ticks aligned|staggered] [--param NAME=VALUE]...\n"
 		"                [--quantum-us Q] [--cxs-us C] [--summary-only]\n"
 		"                [--timing] [--dump-at SLOT] [--at-events]\n"
+		"                [--bus WSS_BYTES[,LINE_BYTES[,Q_BUS_CYCLES]]]\n"
+		"                  (defaults: 32-byte lines, 20000 bus cycles per quantum)\n"
 		"                FILE.tasks\n"
 		"schedulers:");
 	for (unsigned i = 0; i < sched_nplugins; i++)
@@ -242,6 +252,7 @@ int main(int argc, char **argv)
 	uint64_t dump_at = 0;
 	struct sched_param params[MAX_PARAMS];
 	unsigned nparams = 0;
+	struct sim_bus bus = { 0 };
 
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
@@ -267,6 +278,8 @@ int main(int argc, char **argv)
 			timing = 1;
 		else if (!strcmp(a, "--at-events"))
 			at_events = 1;
+		else if (!strcmp(a, "--bus") && has_val)
+			sim_bus_parse(&bus, argv[++i]);
 		else if (!strcmp(a, "--dump-at") && has_val) {
 			dump_at = number_arg(a, argv[++i], 0, UINT32_MAX);
 			dump = 1;
@@ -339,6 +352,11 @@ int main(int argc, char **argv)
 		.simulation = 1,
 		.quantum_us = quantum_us,
 	};
+	if (plugin->event_us && bus.on) {
+		fprintf(stderr, "schedsim: --bus: %s is event-driven; the bus "
+			"model needs a quantum-driven scheduler\n", plugin->name);
+		exit(2);
+	}
 	if (plugin->event_us) {
 		int rc = run_events(file, plugin, &cfg, slots, cxs_us,
 				    summary_only);
@@ -354,6 +372,9 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	at_events = at_events && sched_driver_at_events(&drv);
+	if (bus.on)
+		sim_bus_start(&bus, (unsigned)cpus, &ts, slots, staggered,
+			      env_alloc);
 	uint64_t loop_ns = 0, start = cpu_ns(), next = 0, decided = 0;
 	for (uint64_t t = 0; t < slots; t++) {
 		if (t == next) {
@@ -363,6 +384,13 @@ int main(int argc, char **argv)
 			next = at_events ? sched_driver_next_event(&drv, t) : t + 1;
 			if (dump && dump_at > t && dump_at < next)
 				next = dump_at;
+		}
+		if (bus.on) {
+			/* --timing stays the slot loop's alone. */
+			loop_ns += cpu_ns() - start;
+			if (sim_bus_slot(&bus, t, choice))
+				return 1;
+			start = cpu_ns();
 		}
 		if (!summary_only) {
 			loop_ns += cpu_ns() - start;
@@ -389,6 +417,8 @@ int main(int argc, char **argv)
 			"ns_per_slot=%.1f\n", (unsigned long long)slots,
 			(unsigned long long)loop_ns,
 			slots ? (double)loop_ns / (double)slots : 0.0);
+	if (bus.on)
+		sim_bus_print(&bus, &ts);
 	sched_report_summary(print_text, NULL, plugin, drv.s, &ts, (unsigned)cpus,
 			     slots, staggered);
 	free_plugin_memory();
