@@ -39,6 +39,11 @@ EXTRA = {
     "pfair_overhead": [("pfair_overhead_cold.csv",
                         {"n", "m", "sets", "pd2_cycles_per_slot",
                          "spd2_cycles_per_call", "ratio"})],
+    "bus_contention": [("bus_sim_delay.csv",
+                        {"sched", "ticks", "m", "wss_bytes", "lines", "jobs",
+                         "bursts", "cut", "delay_mean_cycles",
+                         "delay_max_cycles", "wait_per_burst_cycles",
+                         "fluid_lost_cycles"})],
 }
 
 
@@ -76,6 +81,30 @@ def test_bus_model_saturated():
     for staggered in (False, True):
         _, loaded = simulate(m, lines, staggered)
         assert loaded == pytest.approx(Q_BUS / m / lines, rel=1e-6)
+
+
+@pytest.mark.parametrize("m,lines", [(4, 8192), (16, 2048), (2, 30000)])
+def test_bus_model_loss_within_quantum(m, lines):
+    """A burst ends by its CPU's next boundary, the last quantum's too: no
+    burst waits more than a quantum, aligned or staggered."""
+    from exp_bus_contention import Q_BUS, simulate
+    for staggered in (False, True):
+        lost, _ = simulate(m, lines, staggered)
+        assert 0 < lost <= Q_BUS
+
+
+def test_bus_sim_delay_against_fluid():
+    """The simulator's delay on pd2's schedule of 2M weight-1/2 tasks (all
+    CPUs reload together at every boundary) is the fluid model's aligned
+    loss while the bursts fit, (M - 1) x lines; spd2's is 0 for bursts
+    below Q / M."""
+    from exp_bus_contention import Q_BUS, sim_delay
+    for m, lines in [(2, 512), (4, 1024)]:
+        a = sim_delay("pd2", "aligned", m, lines * 32, 10)
+        assert a["delay_mean_cycles"] == (m - 1) * lines
+        assert a["bursts"] == a["jobs"] == 10 * m
+        s = sim_delay("spd2", "staggered", m, lines * 32, 10)
+        assert lines < Q_BUS / m and s["delay_max_cycles"] == 0
 
 
 def test_report_keeps_other_sections(tmp_path):
