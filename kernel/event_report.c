@@ -7,6 +7,7 @@
 #include "../sched/evsim.h"
 #include "bootmem.h"
 #include "console.h"
+#include "options.h"
 #include "task.h"
 
 enum rec_kind { REC_SEGMENT, REC_ARRIVE, REC_DONE, REC_NOTE };
@@ -125,10 +126,15 @@ static const struct sched_measure *measure(const void *ctx, unsigned task)
 	return &ev.m[task];
 }
 
-static void print_records(void)
+/* The schedule's lines (schedule=off: none, the count only). Returns the
+ * number of segments kept. */
+static uint64_t print_records(void)
 {
 	const struct taskset *ts = ev.ts;
-	for (uint64_t i = 0; i < ev.n; i++) {
+	uint64_t segments = 0;
+	for (uint64_t i = 0; i < ev.n; i++)
+		segments += ev.rec[i].kind == REC_SEGMENT;
+	for (uint64_t i = 0; options.schedule && i < ev.n; i++) {
 		const struct rec *r = &ev.rec[i];
 		if (r->kind == REC_SEGMENT) {
 			struct sched_segment seg = { r->cpu, r->a, r->b, r->task,
@@ -148,6 +154,7 @@ static void print_records(void)
 		kprintf("events: %llu lines did not fit the %llu kept; the "
 			"schedule above is cut short\n",
 			(unsigned long long)ev.lost, (unsigned long long)ev.cap);
+	return segments;
 }
 
 static const char *state_name(const struct task *t)
@@ -234,7 +241,7 @@ uint64_t evrep_print(const struct sched_plugin *plugin, void *s,
 		m->window = sched_window_max(m->spans, m->nspans,
 					     ts->task[i].server.period_us);
 	}
-	print_records();
+	uint64_t segments = print_records();
 	struct sched_run_us r = { run->cpus, run->end_us, run->quantum_us, 0 };
 	ev.summary = bootmem_alloc(SUMMARY_MAX);
 	ev.summary_len = 0;
@@ -251,7 +258,8 @@ uint64_t evrep_print(const struct sched_plugin *plugin, void *s,
 	}
 	kprintf("RESULT sched name=%s cpus=%u tasks=%u slots=%llu ticks=events "
 		"misses=%llu boundary_missed=%llu time_us=%llu quantum_us=%llu "
-		"timer_wakes=%llu timer_late_avg_ns=%llu timer_late_max_ns=%llu\n",
+		"timer_wakes=%llu timer_late_avg_ns=%llu timer_late_max_ns=%llu "
+		"segments=%llu\n",
 		plugin->name, run->cpus, ts->ntasks,
 		(unsigned long long)(run->end_us / run->quantum_us),
 		(unsigned long long)misses,
@@ -259,7 +267,7 @@ uint64_t evrep_print(const struct sched_plugin *plugin, void *s,
 		(unsigned long long)run->end_us,
 		(unsigned long long)run->quantum_us, (unsigned long long)wakes,
 		(unsigned long long)(wakes ? late_sum / wakes : 0),
-		(unsigned long long)late_max);
+		(unsigned long long)late_max, (unsigned long long)segments);
 	for (unsigned i = 0; i < ts->ntasks; i++) {
 		if (ts->task[i].server.kind)
 			print_server(plugin, s, i, run);

@@ -27,6 +27,7 @@ struct kernel_options options = {
 	.hourglass_ns = 1000,
 	.trace = 0,
 	.record = 1,
+	.schedule = 1,
 	.selftest = SELFTEST_NONE,
 };
 
@@ -246,6 +247,8 @@ void options_parse(const char *cmdline)
 			on_off(&w, &options.optime);
 		} else if (cmdline_key_is(&w, "coldcache")) {
 			on_off(&w, &options.coldcache);
+		} else if (cmdline_key_is(&w, "schedule")) {
+			on_off(&w, &options.schedule);
 		} else if (cmdline_key_is(&w, "e9")) {
 			on_off(&w, &options.e9);
 		} else if (cmdline_key_is(&w, "end")) {

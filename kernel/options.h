@@ -70,6 +70,7 @@ struct kernel_options {
 	int record;         /* sched=: write trace records during the run */
 	int optime;         /* sched=: the plugin times its own operations */
 	int coldcache;      /* sched=: flush its memory before each decision */
+	int schedule;       /* an event run prints its schedule's lines */
 	enum selftest selftest;
 	int e9;             /* echo the console to port 0xE9 (Bochs) */
 	int end_halt;       /* end=halt: stay on the last screen, no exit */

@@ -307,6 +307,9 @@ int sched_run(const struct sched_plugin *plugin, const char *file,
 				 reason);
 	}
 
+	if (!options.schedule)
+		kprintf("sched: schedule=off: %s is quantum-driven; only event "
+			"runs leave out their schedule's lines\n", name);
 	int staggered = plugin->staggered;
 	struct sched_config cfg = { .cpus = cpus, .staggered = staggered,
 				    .tasks = &ts, .params = options.params,

@@ -157,8 +157,10 @@ def run_both(iso_with, tmp_path, text, cpus, slots, words=""):
                 smp=cpus, icount=ICOUNT)
     assert boot.passed, boot.tail()
     sim = simulator(tasks, cpus, slots)
-    assert_same_run(parse(boot.serial.splitlines()), sim,
-                    arrival_cpu(words, cpus))
+    kernel = parse(boot.serial.splitlines())
+    assert_same_run(kernel, sim, arrival_cpu(words, cpus))
+    # RESULT sched counts the segment lines printed above it.
+    assert int(boot.result("sched")["segments"]) == len(kernel[0])
     return boot, sim
 
 
@@ -321,6 +323,27 @@ def test_bad_sets_are_refused(iso_with, tmp_path, sched, text, starts, word,
     said = [ln for ln in lines if ln.startswith(starts)]
     assert said and word in said[0], "\n".join(lines[-30:])
     assert why == reason
+
+
+def test_schedule_off_prints_the_counts_not_the_lines(iso_with, tmp_path):
+    """schedule=off (long runs at high rates, where a line per event over
+    the serial port takes most of a boot): no segment or job line, the
+    summary and the RESULT lines as ever, and RESULT sched's segments the
+    number of segments the simulator's same run has."""
+    tasks = tmp_path / "quiet.tasks"
+    tasks.write_text(SERVERS)
+    boot = qemu(iso_with("sched=pfp slots=25 schedule=off", tasks=tasks),
+                smp=3, icount=ICOUNT)
+    assert boot.passed, boot.tail()
+    segs, done, arrive, summary = parse(boot.serial.splitlines())
+    assert (segs, done, arrive) == ([], [], [])
+    sim = simulator(tasks, 3, 25)
+    assert int(boot.result("sched")["segments"]) == len(sim[0])
+    assert summary["servers"].keys() == sim[3]["servers"].keys()
+    for name, st in sim[3]["servers"].items():
+        got = {c: summary["servers"][name][c] for c in SERVER_COUNTS}
+        assert got == {c: st[c] for c in SERVER_COUNTS}, name
+    assert {w["server"] for w in boot.results("window")} == {"P", "S", "H"}
 
 
 def test_trace_of_an_event_run_decodes(iso_with, tmp_path):

@@ -19,7 +19,9 @@ The kernel's cost per switch. With the server under SCHED_FIFO (budget
 the switch to the server, its completion's timer and the switch back.
 The run's time that was neither the hourglass's (its own measurement) nor
 the jobs' work (jobs x 8 us), `overhead_us`, is that cost; divided by the
-run's segments (one switch each) it is the cost per switch, `cxs_us`,
+run's segments (one switch each; RESULT sched segments=, the boots run
+with `schedule=off`: a line per event over the serial port took most of
+a boot's time at high rates) it is the cost per switch, `cxs_us`,
 from the FIFO boots (ratio of their sums) -- the simulator's model, where
 a switch does no work and everything else is work. The simulator's --cxs-us is that, rounded, and the toll of
 the tolled policies is two of them (a preemption is two switches; the
@@ -89,12 +91,12 @@ def timing_of(mode, asked=None):
 def parse_boot(boot):
     """One boot's numbers (the kernel's RESULT lines and its schedule's
     segments, docs/schedulers-event-driven.md "Output")."""
-    segs, _, _, summary = parse_event_schedule(boot.serial.splitlines())
-    segments = len(segs)
+    _, _, _, summary = parse_event_schedule(boot.serial.splitlines())
     if "did not fit the" in boot.serial:
         raise SystemExit("bench_servers_qemu: the kernel's schedule was "
                          "cut short; its switches are not all counted")
     run = boot.result("sched")
+    segments = int(run["segments"])
     task = boot.result("task")
     server = boot.result("server")
     window = boot.result("window")
@@ -136,7 +138,7 @@ def boot_one(policy, rate, ms, toll_us, timing, tmp):
     tasks = pathlib.Path(tmp) / f"{policy}_{rate}.tasks"
     tasks.write_text(sim.task_set(policy, rate, SEED, toll_us))
     iso = make_iso(pathlib.Path(tmp) / "servers.iso", tasks=tasks,
-                   cmdline=f"sched=pfp slots={ms}")
+                   cmdline=f"sched=pfp slots={ms} schedule=off")
     # -icount runs about 40 host seconds a virtual one on a loaded host.
     boot = qemu(iso, smp=1, icount=ICOUNT if timing == "icount" else None,
                 timeout=180 + ms // 10)
