@@ -132,10 +132,11 @@ static uint64_t print_records(void)
 {
 	const struct taskset *ts = ev.ts;
 	uint64_t segments = 0;
-	for (uint64_t i = 0; i < ev.n; i++)
-		segments += ev.rec[i].kind == REC_SEGMENT;
-	for (uint64_t i = 0; options.schedule && i < ev.n; i++) {
+	for (uint64_t i = 0; i < ev.n; i++) {
 		const struct rec *r = &ev.rec[i];
+		segments += r->kind == REC_SEGMENT;
+		if (!options.schedule)
+			continue;
 		if (r->kind == REC_SEGMENT) {
 			struct sched_segment seg = { r->cpu, r->a, r->b, r->task,
 						     r->bg, 0 };

@@ -40,7 +40,6 @@ import bisect
 import collections
 import os
 import pathlib
-import re
 
 import common
 from benchlib import write_csv
@@ -138,16 +137,15 @@ class Overheads:
 def from_log(path):
     """{('*', event): [(1, max_ns)]} from a console log's RESULT overhead
     lines: no N or plugin is known, so the same everywhere."""
-    out = {}
+    import kernel_runs  # noqa: F401 (puts tests/boot on the path)
+    from harness import Boot
     try:
         text = pathlib.Path(path).read_text(errors="replace")
     except OSError as e:
         raise SystemExit(f"RTK_OVERHEADS_LOG={path}: {e.strerror}")
-    for line in text.splitlines():
-        m = re.match(r"\s*RESULT overhead event=(\w+) (.*)", line)
-        if m and m.group(1) in EVENTS:
-            kv = dict(w.split("=", 1) for w in m.group(2).split() if "=" in w)
-            out[("*", m.group(1))] = [(1, int(kv[STAT]))]
+    out = {("*", r["event"]): [(1, int(r[STAT]))]
+           for r in Boot(0, text, False).results("overhead")
+           if r.get("event") in EVENTS}
     if not {("*", "sched"), ("*", "cxs")} <= set(out):
         raise SystemExit(f"RTK_OVERHEADS_LOG={path}: no 'RESULT overhead "
                          "event=sched' and 'event=cxs' lines (boot with "
