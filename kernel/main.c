@@ -18,21 +18,21 @@
 #include "../drivers/apic/lapic.h"
 #include "../drivers/fb/fbcon.h"
 #include "../drivers/serial/uart.h"
-#include "arrival_hpet.h"
-#include "arrival_irq.h"
-#include "bootmem.h"
-#include "clock_selftest.h"
-#include "console.h"
-#include "gdbstub.h"
-#include "irqcheck.h"
-#include "mb2.h"
-#include "options.h"
-#include "panic.h"
-#include "program.h"
-#include "quantum_clock.h"
-#include "sched_run.h"
-#include "smp.h"
-#include "vm.h"
+#include "arrivals/arrival_hpet.h"
+#include "arrivals/arrival_irq.h"
+#include "core/bootmem.h"
+#include "time/clock_selftest.h"
+#include "core/console.h"
+#include "debug/gdbstub.h"
+#include "arrivals/irqcheck.h"
+#include "core/mb2.h"
+#include "core/options.h"
+#include "core/panic.h"
+#include "task/program.h"
+#include "time/quantum_clock.h"
+#include "run/sched_run.h"
+#include "core/smp.h"
+#include "task/vm.h"
 
 void kernel_main(uint32_t magic, uint32_t info_phys) __attribute__((noreturn));
 
@@ -153,7 +153,7 @@ void kernel_main(uint32_t magic, uint32_t info_phys)
 		finish(0, "cmdline");
 	smp_init_bsp_apic(acpi.lapic_addr);
 	/* The 8259s are masked (pic_disable); the I/O APICs too, until a
-	 * source is routed (kernel/arrival_irq.c). */
+	 * source is routed (kernel/arrivals/arrival_irq.c). */
 	if (acpi.nioapics)
 		kprintf("ioapic: %u inputs, %u ISA overrides, all masked\n",
 			ioapic_init(), acpi.noverrides);
