@@ -42,7 +42,7 @@ $(KDIR)/%.asm.o: %.asm
 	$(Q)$(NASM) -f elf64 -g -F dwarf -o $@ $<
 
 # Two links: the first with an empty symbol table, whose function symbols
-# become the table of the second (kernel/ksyms). The table is read-only
+# become the table of the second (kernel/core/ksyms). The table is read-only
 # data behind all code, so no function moves; the check proves it.
 $(KDIR)/ksyms_%.o: $(KDIR)/ksyms_%.c
 	@echo "  CC (kernel)         $<"

@@ -1,5 +1,5 @@
 /*
- * kernel/arrival_hpet: lib/arrival's arrivals as HPET comparator interrupts.
+ * kernel/arrivals/arrival_hpet: lib/arrival's arrivals as HPET comparator interrupts.
  *
  * The comparator is programmed only by its own handler, on the CPU the
  * interrupt is routed to: the start sends that CPU the vector as an IPI,

@@ -1,47 +1,12 @@
-/* kernel/arrival_irq: what the interrupt sources of arrivals share. */
+/* kernel/arrivals/arrival_irq: what the interrupt sources of arrivals share. */
 #include "arrival_irq.h"
 
 #include "../../arch/x86/percpu.h"
-#include "arrival_hpet.h"
-#include "arrival_uart.h"
-#include "../core/console.h"
-#include "../core/smp.h"
 
 static struct arrival_irq_rec *recs;
 static unsigned recs_cap;
 /* Slots taken, and deliveries finished (their records written). */
 static volatile unsigned taken, finished;
-
-int arrival_irq_check(enum arrival_irq_source src, unsigned cpu,
-		      const char *word)
-{
-	if (cpu >= smp.online) {
-		kprintf("arrivals: %s: interrupts go to CPU %u (irq_cpu=), "
-			"and %u CPUs are online\n", word, cpu, smp.online);
-		return -1;
-	}
-	return src == ARRIVAL_IRQ_HPET ? arrival_hpet_check(word)
-				       : arrival_uart_check(word);
-}
-
-int arrival_irq_start(enum arrivals_mode mode, const struct taskset *ts,
-		      uint64_t epoch_tsc, uint64_t end_us, unsigned cpu,
-		      arrival_irq_fn fn)
-{
-	if (mode == ARRIVALS_HPET)
-		return arrival_hpet_start(ts, epoch_tsc, end_us, cpu, fn);
-	if (mode == ARRIVALS_UART)
-		return arrival_uart_start(ts, cpu, fn);
-	return 0;
-}
-
-void arrival_irq_stop(enum arrivals_mode mode)
-{
-	if (mode == ARRIVALS_HPET)
-		arrival_hpet_stop();
-	else if (mode == ARRIVALS_UART)
-		arrival_uart_stop();
-}
 
 void arrival_irq_record_into(struct arrival_irq_rec *buf, unsigned cap)
 {

@@ -1,5 +1,5 @@
 /*
- * kernel/arrival_uart: typed arrivals on COM1's receive interrupt.
+ * kernel/arrivals/arrival_uart: typed arrivals on COM1's receive interrupt.
  *
  * The receive trigger is one byte, so each byte interrupts; the handler
  * drains the FIFO into the line being typed, and a CR or LF ends it. The

@@ -1,5 +1,5 @@
 /*
- * kernel/arrival_uart: arrivals typed on the console's serial port, COM1:
+ * kernel/arrivals/arrival_uart: arrivals typed on the console's serial port, COM1:
  * one line per job, `SERVER COST_US` (lib/arrival_line.h), delivered in the
  * UART's receive interrupt when the line ends (CR or LF). A bad line is
  * named on the console and ignored.

@@ -1,11 +1,11 @@
-/* kernel/irqcheck: self-checks of the arrival interrupt sources. */
+/* kernel/arrivals/irqcheck: self-checks of the arrival interrupt sources. */
 #include "irqcheck.h"
 
 #include "../../arch/x86/cpu.h"
 #include "../../arch/x86/tsc.h"
 #include "../../lib/arrival.h"
 #include "arrival_hpet.h"
-#include "arrival_irq.h"
+#include "arrivals.h"
 #include "arrival_uart.h"
 #include "../core/bootmem.h"
 #include "../core/console.h"
@@ -65,7 +65,7 @@ static int check_hpet(const struct taskset *ts, uint64_t duration_us,
 	recs = bootmem_alloc((expected + 1) * sizeof *recs);
 	arrival_irq_record_into(recs, (unsigned)expected + 1);
 	uint64_t t0 = rdtsc_ordered() + tsc_from_us(LEAD_US);
-	if (arrival_irq_start(ARRIVALS_HPET, ts, t0, duration_us, cpu, 0)) {
+	if (arrivals_start(ARRIVALS_HPET, ts, t0, duration_us, cpu, 0)) {
 		*reason = "irqcheck";
 		return -1;
 	}
@@ -74,7 +74,7 @@ static int check_hpet(const struct taskset *ts, uint64_t duration_us,
 		(unsigned long long)duration_us, arrival_hpet_route(), cpu);
 	smp_halt_until(hpet_finished, 0, t0 + tsc_from_us(duration_us +
 							   GRACE_US));
-	arrival_irq_stop(ARRIVALS_HPET);
+	arrivals_stop(ARRIVALS_HPET);
 	unsigned got = arrival_irq_delivered();
 	uint64_t max_delay = 0;
 	for (unsigned i = 0; i < got && i < expected + 1; i++) {
@@ -107,7 +107,7 @@ static int check_uart(const struct taskset *ts, uint64_t duration_us,
 	arrival_irq_record_into(recs, MAX_TYPED);
 	/* Before the ready line: the first line may follow it at once. */
 	uint64_t t0 = rdtsc_ordered();
-	if (arrival_irq_start(ARRIVALS_UART, ts, t0, 0, cpu, 0)) {
+	if (arrivals_start(ARRIVALS_UART, ts, t0, 0, cpu, 0)) {
 		*reason = "irqcheck";
 		return -1;
 	}
@@ -116,7 +116,7 @@ static int check_uart(const struct taskset *ts, uint64_t duration_us,
 		"'!end' to finish (CPU %u takes them, %llu us at most)\n", cpu,
 		(unsigned long long)duration_us);
 	smp_halt_until(uart_finished, 0, t0 + tsc_from_us(duration_us));
-	arrival_irq_stop(ARRIVALS_UART);
+	arrivals_stop(ARRIVALS_UART);
 	unsigned got = arrival_irq_delivered();
 	for (unsigned i = 0; i < got && i < MAX_TYPED; i++)
 		kprintf("RESULT irqtyped n=%u server=%s cost_us=%u cpu=%u "
@@ -144,11 +144,11 @@ int irqcheck_run(enum irqcheck_mode mode, const char *file, const char *text,
 		*reason = "taskset";
 		return -1;
 	}
-	enum arrival_irq_source src = mode == IRQCHECK_HPET ? ARRIVAL_IRQ_HPET
-							    : ARRIVAL_IRQ_UART;
+	enum arrivals_source src = mode == IRQCHECK_HPET ? ARRIVALS_SOURCE_HPET
+							    : ARRIVALS_SOURCE_UART;
 	const char *word = mode == IRQCHECK_HPET ? "irqcheck=hpet"
 						 : "irqcheck=uart";
-	if (arrival_irq_check(src, cpu, word)) {
+	if (arrivals_check(src, cpu, word)) {
 		*reason = "irqcheck";
 		return -1;
 	}

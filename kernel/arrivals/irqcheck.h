@@ -1,5 +1,5 @@
 /*
- * kernel/irqcheck: the boot-time self-check of an arrival interrupt source
+ * kernel/arrivals/irqcheck: the boot-time self-check of an arrival interrupt source
  * (irqcheck=hpet|uart, docs/interrupts.md), run in place of a scheduler
  * run until the pfp driver takes the arrivals: every arrival is recorded
  * by the callback and printed as a RESULT line after the check.

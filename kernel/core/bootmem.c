@@ -1,4 +1,4 @@
-/* kernel/bootmem: a bump allocator over free RAM below 4 GiB. */
+/* kernel/core/bootmem: a bump allocator over free RAM below 4 GiB. */
 #include "bootmem.h"
 
 #include "panic.h"

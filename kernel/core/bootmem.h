@@ -1,4 +1,4 @@
-/* kernel/bootmem: a bump allocator over free RAM, for buffers sized at
+/* kernel/core/bootmem: a bump allocator over free RAM, for buffers sized at
  * boot (the measurement records). Nothing is ever freed. */
 #ifndef KERNEL_BOOTMEM_H
 #define KERNEL_BOOTMEM_H

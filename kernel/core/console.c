@@ -1,4 +1,4 @@
-/* kernel/console: COM1 and the framebuffer, one whole message at a time. */
+/* kernel/core/console: COM1 and the framebuffer, one whole message at a time. */
 #include "console.h"
 
 #include "../../drivers/fb/fbcon.h"

@@ -1,4 +1,4 @@
-/* kernel/console: everything people and scripts read: COM1 and the screen. */
+/* kernel/core/console: everything people and scripts read: COM1 and the screen. */
 #ifndef KERNEL_CONSOLE_H
 #define KERNEL_CONSOLE_H
 

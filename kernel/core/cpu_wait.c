@@ -1,4 +1,4 @@
-/* kernel/cpu_wait: spin, then halt until woken. */
+/* kernel/core/cpu_wait: spin, then halt until woken. */
 #include "cpu_wait.h"
 
 #include "../../arch/x86/cpu.h"

@@ -1,5 +1,5 @@
 /*
- * kernel/cpu_wait: a CPU waiting for another one -- for its turn in
+ * kernel/core/cpu_wait: a CPU waiting for another one -- for its turn in
  * boundary order, for a lock, for a task still running elsewhere. It spins
  * for spin_us= (where a measured microsecond matters, on hardware the wait
  * ends within it) and then halts until the CPU it waits for sends the

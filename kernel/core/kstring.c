@@ -1,5 +1,5 @@
 /*
- * kernel/kstring: the memory functions gcc may emit calls to even in
+ * kernel/core/kstring: the memory functions gcc may emit calls to even in
  * freestanding code (GCC manual, "Standards": memcpy, memmove, memset,
  * memcmp). Only linked into the kernel; the host uses its C library.
  */

@@ -1,4 +1,4 @@
-/* kernel/ksyms: the lookup over the generated table. */
+/* kernel/core/ksyms: the lookup over the generated table. */
 #include "ksyms.h"
 
 extern char ksyms_text_end[];   /* linker.ld: the end of .text */

@@ -1,4 +1,4 @@
-/* kernel/ksyms: function names for addresses, for the panic stack trace.
+/* kernel/core/ksyms: function names for addresses, for the panic stack trace.
  * The table is generated from a first link (scripts/ksyms.sh, mk/kernel.mk).
  */
 #ifndef KERNEL_KSYMS_H

@@ -1,4 +1,4 @@
-/* kernel/mb2: parse the multiboot2 boot information (spec 3.6). */
+/* kernel/core/mb2: parse the multiboot2 boot information (spec 3.6). */
 #include "mb2.h"
 
 #include "../../lib/str.h"

@@ -1,4 +1,4 @@
-/* kernel/mb2: what GRUB hands over (multiboot2 spec 3.6). */
+/* kernel/core/mb2: what GRUB hands over (multiboot2 spec 3.6). */
 #ifndef KERNEL_MB2_H
 #define KERNEL_MB2_H
 

@@ -1,4 +1,4 @@
-/* kernel/options: the kernel command line (FORMATS.md section 4). */
+/* kernel/core/options: the kernel command line (FORMATS.md section 4). */
 #include "options.h"
 
 #include "../../arch/x86/percpu.h"

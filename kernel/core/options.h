@@ -1,4 +1,4 @@
-/* kernel/options: the kernel command line (FORMATS.md section 4). */
+/* kernel/core/options: the kernel command line (FORMATS.md section 4). */
 #ifndef KERNEL_OPTIONS_H
 #define KERNEL_OPTIONS_H
 

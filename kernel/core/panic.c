@@ -1,4 +1,4 @@
-/* kernel/panic: the report of a fatal error, and stopping the machine. */
+/* kernel/core/panic: the report of a fatal error, and stopping the machine. */
 #include "panic.h"
 
 #include <stdarg.h>
@@ -8,15 +8,20 @@
 #include "../../arch/x86/power.h"
 #include "../../drivers/apic/lapic.h"
 #include "console.h"
-#include "../debug/gdbstub.h"
 #include "ksyms.h"
 
 static volatile int stopping;
 static trap_handler user_fault;
+static const struct panic_debugger *debugger;
 
 void panic_set_user_fault_handler(trap_handler h)
 {
 	user_fault = h;
+}
+
+void panic_set_debugger(const struct panic_debugger *d)
+{
+	debugger = d;
 }
 
 int panic_in_progress(void)
@@ -112,7 +117,8 @@ void panic_frame(const struct trap_frame *f)
 		(unsigned long long)f->cs, (unsigned long long)f->ss,
 		(unsigned long long)f->rflags, (unsigned long long)read_cr3());
 	stack_trace(f->rbp, f->rip);
-	gdbstub_panic(f);
+	if (debugger)
+		debugger->stop(f);
 	finish("exception");
 }
 
@@ -129,13 +135,14 @@ void panic(const char *reason, const char *format, ...)
 	uint64_t rbp;
 	__asm__ volatile("movq %%rbp, %0" : "=r"(rbp));
 	stack_trace(rbp, (uint64_t)__builtin_return_address(0));
-	gdbstub_panic(0);
+	if (debugger)
+		debugger->stop(0);
 	finish(reason);
 }
 
 static void on_nmi(struct trap_frame *f)
 {
-	if (gdbstub_nmi(f))
+	if (debugger && debugger->nmi(f))
 		return;
 	if (!stopping)
 		panic_frame(f);     /* nobody asked for it: a hardware error */

@@ -1,5 +1,5 @@
 /*
- * kernel/smp: bringing up the application processors, and running work on
+ * kernel/core/smp: bringing up the application processors, and running work on
  * all of them.
  *
  * Every AP is started at once -- INIT to all, then SIPI to all -- and runs

@@ -1,4 +1,4 @@
-/* kernel/smp: bringing up the application processors (INIT/SIPI through
+/* kernel/core/smp: bringing up the application processors (INIT/SIPI through
  * the local APIC) and running work on all of them. */
 #ifndef KERNEL_SMP_H
 #define KERNEL_SMP_H

@@ -1,4 +1,4 @@
-/* kernel/spinlock: a test-and-test-and-set lock that also masks interrupts. */
+/* kernel/core/spinlock: a test-and-test-and-set lock that also masks interrupts. */
 #ifndef KERNEL_SPINLOCK_H
 #define KERNEL_SPINLOCK_H
 

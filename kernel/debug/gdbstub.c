@@ -1,5 +1,5 @@
 /*
- * kernel/gdbstub: lib/gdb_rsp bound to COM2, the CPUs' trap frames, the
+ * kernel/debug/gdbstub: lib/gdb_rsp bound to COM2, the CPUs' trap frames, the
  * debug registers and the kernel's page tables.
  *
  * All-stop. The CPU that stops first becomes the talker (it wins `talker`
@@ -30,7 +30,7 @@
  * the stub's accesses to those pages run with EFLAGS.AC set.
  *
  * Ring 3 is the task's: a #BP or #DB taken there is the task layer's
- * (kernel/task/task_kill.c), unless GDB caused it -- one of its hardware
+ * (kernel/run/task_kill.c), unless GDB caused it -- one of its hardware
  * breakpoints or watchpoints, or a step it asked for -- which stops the
  * machine with the task's registers in the frame.
  */
@@ -48,7 +48,9 @@
 #include "../core/bootmem.h"
 #include "../core/console.h"
 #include "../core/options.h"
-#include "../task/task_kill.h"
+#include "../core/panic.h"
+#include "../run/task_kill.h"
+#include "../time/quantum_clock.h"
 
 #define STUB_PORT UART_COM2
 #define INT3 0xcc
@@ -807,7 +809,7 @@ static void on_debug(struct trap_frame *f)
 	stop(f, STOP_TRAP, &why);
 }
 
-int gdbstub_nmi(struct trap_frame *f)
+static int gdbstub_nmi(struct trap_frame *f)
 {
 	if (!ready)
 		return 0;
@@ -831,7 +833,7 @@ int gdbstub_nmi(struct trap_frame *f)
 /* One CPU at a time reads COM2, and the one that saw a request keeps it
  * until its stop is over: another CPU polling meanwhile would take a byte
  * of the packet that follows. */
-void gdbstub_poll(struct trap_frame *f)
+static void gdbstub_poll(struct trap_frame *f)
 {
 	if (!ready || __atomic_exchange_n(&poll_busy, 1, __ATOMIC_ACQUIRE))
 		return;
@@ -864,7 +866,7 @@ static unsigned fault_signal(uint64_t vector)
 	}
 }
 
-void gdbstub_panic(const struct trap_frame *f)
+static void gdbstub_panic(const struct trap_frame *f)
 {
 	if (!ready || options.gdb < GDB_PANIC || cpus[me()].in_stub)
 		return;
@@ -900,6 +902,10 @@ void gdbstub_init(void)
 	trap_set_handler(VEC_DEBUG, on_debug);
 	trap_set_handler(VEC_BREAKPOINT, on_breakpoint);
 	ready = 1;
+	static const struct panic_debugger debugger = { gdbstub_panic,
+							gdbstub_nmi };
+	panic_set_debugger(&debugger);
+	qclock_set_poll(gdbstub_poll);
 	kprintf("gdb: stub on COM2 (%#x) at 115200 baud, CPUs 0-%u as threads "
 		"1-%u\n", STUB_PORT, cpu_count - 1, cpu_count);
 	if (options.gdb == GDB_WAIT) {

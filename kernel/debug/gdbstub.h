@@ -1,5 +1,5 @@
 /*
- * kernel/gdbstub: the GDB remote protocol (lib/gdb_rsp) on COM2, all-stop
+ * kernel/debug/gdbstub: the GDB remote protocol (lib/gdb_rsp) on COM2, all-stop
  * across CPUs. The CPU that stops -- a breakpoint, a watchpoint, a single
  * step, Ctrl-C from GDB, a panic under gdb=panic, the boot under gdb=wait
  * -- halts the others with an NMI and talks to GDB; they resume together.
@@ -20,18 +20,10 @@
  * gdb=wait stops until GDB says continue. */
 void gdbstub_init(void);
 
-/* From the quantum timer's interrupt: a Ctrl-C or a packet on COM2 stops
- * the machine in frame f's context. */
-void gdbstub_poll(struct trap_frame *f);
-
-/* From the NMI handler: 1 when the NMI was the stub's (this CPU has been
- * stopped and resumed, or was already stopped), 0 when it was not. */
-int gdbstub_nmi(struct trap_frame *f);
-
-/* From the panic path under gdb=panic or wait: the machine stops for GDB
- * at the fault (f) or, for a panic() call, at the call (f = NULL); returns
- * when GDB continues or detaches, the other CPUs halted. */
-void gdbstub_panic(const struct trap_frame *f);
+/* Once the stub is on, gdbstub_init installs its hooks below it: the
+ * quantum timer's poll (a Ctrl-C or a packet on COM2 stops the machine),
+ * and the panic path's debugger (kernel/core/panic.h: its own NMIs, and
+ * under gdb=panic or wait a stop at the fault or the panic() call). */
 
 /* What CPU cpu runs, for its thread's name ("cpu 2: <this>"); the kernel
  * says it in kernel/debug/gdbstub_activity.c. */

@@ -1,5 +1,5 @@
 /*
- * kernel/gdbstub_activity: what each CPU runs, as GDB's thread names show
+ * kernel/debug/gdbstub_activity: what each CPU runs, as GDB's thread names show
  * it -- the task whose registers are live on it during a run
  * (cpu_scheds[k].current), "idle" for its idle thread, and the CPU's own
  * state outside a run.

@@ -1,4 +1,4 @@
-/* kernel/event_report: an event-driven run's lines (event_report.h). */
+/* kernel/events/event_report: an event-driven run's lines (event_report.h). */
 #include "event_report.h"
 
 #include "../../arch/x86/tsc.h"

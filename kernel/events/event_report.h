@@ -1,5 +1,5 @@
 /*
- * kernel/event_report: what an event-driven run did, kept during the run
+ * kernel/events/event_report: what an event-driven run did, kept during the run
  * (under the plugin lock, in memory taken before it) and printed after it
  * in the simulator's words: the segment, job and budget-event JSON lines
  * of docs/schedulers-event-driven.md, its summary line (sched/report.c,

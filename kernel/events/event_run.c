@@ -1,4 +1,4 @@
-/* kernel/event_run: event-driven plugins on one-shot timers (event_run.h). */
+/* kernel/events/event_run: event-driven plugins on one-shot timers (event_run.h). */
 #include "event_run.h"
 
 #include "../../arch/x86/cpu.h"
@@ -8,7 +8,7 @@
 #include "../../lib/arrival.h"
 #include "../../lib/fmt.h"
 #include "../../sched/evsim.h"
-#include "../arrivals/arrival_irq.h"
+#include "../arrivals/arrivals.h"
 #include "../core/bootmem.h"
 #include "../core/console.h"
 #include "../run/dispatch.h"
@@ -402,11 +402,6 @@ static void on_ipi(void)
 		qclock_cpu_arm(wake < ev.end_us ? wake : ev.end_us);
 }
 
-int event_run_active(void)
-{
-	return ev.running;
-}
-
 int event_run_arrive(unsigned server, uint32_t cost_us, uint64_t irq_tsc)
 {
 	uint64_t flags = spin_lock_irqsave(&ev.lock);
@@ -589,6 +584,10 @@ int event_run(const struct sched_plugin *plugin, const char *file,
 	      uint64_t slots, uint64_t quantum_us, const char **reason)
 {
 	uint64_t end_us = slots * quantum_us;
+	if (options.coldcache)
+		kprintf("sched: coldcache=on: %s is event-driven; only "
+			"quantum-driven runs flush before their decisions\n",
+			plugin->name);
 	if (setup(plugin, file, ts, cpus, end_us, quantum_us, reason))
 		return -1;
 	kprintf("sched: %s on %u CPUs, %u tasks and servers from %s, %llu us "
@@ -618,7 +617,7 @@ int event_run(const struct sched_plugin *plugin, const char *file,
 	sched_run_fill_controls(quantum_us);
 	ev.running = 1;
 	/* Time 0 of the run is T0 on this CPU's TSC. */
-	if (arrival_irq_start(options.arrivals, ts,
+	if (arrivals_start(options.arrivals, ts,
 			      qclock_t0() + (uint64_t)this_cpu()->tsc_offset,
 			      end_us, (unsigned)options.irq_cpu,
 			      arrive_from_device)) {
@@ -635,7 +634,7 @@ int event_run(const struct sched_plugin *plugin, const char *file,
 	unsigned late = smp_run_on_all(sched_run_cpu, 0, timeout_us);
 	trace_enable(0);
 	ev.running = 0;
-	arrival_irq_stop(options.arrivals);
+	arrivals_stop(options.arrivals);
 	if (late) {
 		for (unsigned k = 0; k < cpus; k++)
 			if (!qclock_cpu_done(k))

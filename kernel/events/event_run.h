@@ -1,5 +1,5 @@
 /*
- * kernel/event_run: the kernel's driver for event-driven plugins (sched.h,
+ * kernel/events/event_run: the kernel's driver for event-driven plugins (sched.h,
  * event_us: `pfp`), the duties of docs/schedulers-event-driven.md on
  * hardware.
  *
@@ -50,8 +50,5 @@ int event_run(const struct sched_plugin *plugin, const char *file,
  * full (then counted in RESULT server dropped=).
  */
 int event_run_arrive(unsigned server, uint32_t cost_us, uint64_t irq_tsc);
-
-/* An event-driven run is in progress (its threads are running). */
-int event_run_active(void);
 
 #endif

@@ -1,4 +1,4 @@
-/* kernel/event_work: jobs' work from their threads' CPU time
+/* kernel/events/event_work: jobs' work from their threads' CPU time
  * (event_work.h). */
 #include "event_work.h"
 

@@ -1,5 +1,5 @@
 /*
- * kernel/event_work: the work of an event-driven run's jobs, from the CPU
+ * kernel/events/event_work: the work of an event-driven run's jobs, from the CPU
  * time of their threads (kernel/run/dispatch.c measures it at every switch).
  * A periodic job needs e * quantum_us microseconds of its task's thread; a
  * server's jobs wait in its FIFO queue and the head job needs its cost_us

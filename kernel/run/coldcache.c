@@ -1,4 +1,4 @@
-/* kernel/coldcache: the plugin's memory flushed before each timed call. */
+/* kernel/run/coldcache: the plugin's memory flushed before each timed call. */
 #include "coldcache.h"
 
 #include <stdint.h>

@@ -1,5 +1,5 @@
 /*
- * kernel/coldcache: coldcache=on -- before each timed call into a
+ * kernel/run/coldcache: coldcache=on -- before each timed call into a
  * quantum-driven plugin (each `sched` span of the trace), the plugin's
  * memory is flushed from every cache level, outside the timed region, so
  * that the call runs as it would after another task had filled the cache

@@ -1,4 +1,4 @@
-/* kernel/dispatch: making each CPU run what the plugin chose. */
+/* kernel/run/dispatch: making each CPU run what the plugin chose. */
 #include "dispatch.h"
 
 #include "../../arch/x86/context.h"
@@ -79,6 +79,11 @@ struct task *dispatch_current(void)
 void dispatch_set_source(const struct dispatch_source *src)
 {
 	source = src;
+}
+
+int dispatch_event_driven(void)
+{
+	return source != 0;
 }
 
 void dispatch_end(void)

@@ -1,5 +1,5 @@
 /*
- * kernel/dispatch: what each CPU runs -- the switch from the thread that
+ * kernel/run/dispatch: what each CPU runs -- the switch from the thread that
  * runs to the one the plugin chose (kernel/run/sched_decide.c keeps the
  * answers; this makes them so).
  *
@@ -87,6 +87,9 @@ struct dispatch_source {
 	void (*on_ipi)(void);
 };
 void dispatch_set_source(const struct dispatch_source *src);
+/* 1 in an event-driven run (a source is set): the kernel ends the jobs
+ * there, so there is no quantum job model to charge, stop or complete. */
+int dispatch_event_driven(void);
 
 /* The run's end has come on this CPU: from now on it runs its idle
  * thread, whose loop then returns. */

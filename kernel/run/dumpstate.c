@@ -1,4 +1,4 @@
-/* kernel/dumpstate: the plugin's state on the console, for the GDB tests. */
+/* kernel/run/dumpstate: the plugin's state on the console, for the GDB tests. */
 #include "dumpstate.h"
 
 #include "../../arch/x86/percpu.h"
@@ -6,6 +6,7 @@
 #include "../core/console.h"
 #include "../core/options.h"
 #include "../time/quantum_clock.h"
+#include "../task/jobs.h"
 #include "../task/task.h"
 
 static void print_line(void *ctx, const char *line)

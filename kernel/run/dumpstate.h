@@ -1,5 +1,5 @@
 /*
- * kernel/dumpstate: the kernel word dumpstate=SLOT|end prints the running
+ * kernel/run/dumpstate: the kernel word dumpstate=SLOT|end prints the running
  * plugin's state (its dump(), sched/sched.h) as `STATE ...` lines -- after
  * every CPU has decided slot SLOT, or after the run together with the
  * quantum clock's per-CPU counters and each task's record and current job

@@ -1,4 +1,4 @@
-/* kernel/run_report: the results of a scheduler run. */
+/* kernel/run/run_report: the results of a scheduler run. */
 #include "run_report.h"
 
 #include "../../arch/x86/tsc.h"
@@ -8,7 +8,7 @@
 #include "../core/bootmem.h"
 #include "../time/clock_stats.h"
 #include "../core/console.h"
-#include "../task/hourglass.h"
+#include "hourglass.h"
 #include "../core/options.h"
 #include "../time/quantum_clock.h"
 #include "../task/task.h"

@@ -1,5 +1,5 @@
 /*
- * kernel/run_report: what a scheduler run prints when it is over -- the
+ * kernel/run/run_report: what a scheduler run prints when it is over -- the
  * executed schedule (FORMATS.md section 2, who really ran in each slot,
  * from the trace), the plugin's summary, a table of the tasks for people,
  * and the RESULT sched, ticks, task, overhead and hourglass lines, all

@@ -1,4 +1,4 @@
-/* kernel/sched_decide: the plugin's decisions in the order it needs. */
+/* kernel/run/sched_decide: the plugin's decisions in the order it needs. */
 #include "sched_decide.h"
 
 #include "../../arch/x86/cpu.h"

@@ -1,5 +1,5 @@
 /*
- * kernel/sched_decide: asking the plugin, serialised the way it needs
+ * kernel/run/sched_decide: asking the plugin, serialised the way it needs
  * (sched/sched.h, `ordered`):
  *  - ordered (staggered Pfair): CPU k's call for slot t waits for its turn
  *    in boundary order -- (t, k) after (t, k-1), and (t, 0) after

@@ -1,4 +1,4 @@
-/* kernel/sched_run: a scheduler plugin running the task set's threads. */
+/* kernel/run/sched_run: a scheduler plugin running the task set's threads. */
 #include "sched_run.h"
 
 #include "../../arch/x86/cpu.h"
@@ -16,9 +16,8 @@
 #include "../core/console.h"
 #include "../core/cpu_wait.h"
 #include "dumpstate.h"
-#include "../events/event_run.h"
 #include "dispatch.h"
-#include "../task/hourglass.h"
+#include "hourglass.h"
 #include "../task/jobs.h"
 #include "../core/options.h"
 #include "../core/panic.h"
@@ -27,9 +26,9 @@
 #include "run_report.h"
 #include "sched_decide.h"
 #include "../core/smp.h"
-#include "../task/syscall.h"
+#include "syscall.h"
 #include "../task/task.h"
-#include "../task/task_kill.h"
+#include "task_kill.h"
 #include "../trace/trace.h"
 
 #define MAX_TASKS 256
@@ -234,7 +233,7 @@ static int make_tasks(const char **reason)
 			*reason = "program";
 			return -1;
 		}
-		task_init_user(t);
+		task_init_user(t, dispatch_first_run);
 	}
 	return 0;
 }
@@ -265,9 +264,9 @@ static void start_optime(const struct sched_plugin *plugin)
 			plugin->name);
 }
 
-int sched_run(const struct sched_plugin *plugin, const char *file,
-	      const char *text, size_t len, uint64_t slots,
-	      uint64_t quantum_us, const char **reason)
+int sched_run_prepare(const struct sched_plugin *plugin, const char *file,
+		      const char *text, size_t len, uint64_t slots,
+		      struct sched_run_setup *out, const char **reason)
 {
 	const char *name = plugin->name;
 	char err[256];
@@ -297,16 +296,16 @@ int sched_run(const struct sched_plugin *plugin, const char *file,
 	struct task *idle = bootmem_alloc(cpus * sizeof *idle);
 	for (unsigned k = 0; k < cpus; k++)
 		task_init_idle(&idle[k], k);
+	*out = (struct sched_run_setup){ &ts, cpus, idle };
+	return 0;
+}
 
-	if (plugin->event_us) {
-		if (options.coldcache)
-			kprintf("sched: coldcache=on: %s is event-driven; only "
-				"quantum-driven runs flush before their "
-				"decisions\n", name);
-		return event_run(plugin, file, &ts, cpus, idle, slots, quantum_us,
-				 reason);
-	}
-
+int sched_run_quanta(const struct sched_plugin *plugin, const char *file,
+		     struct task *idle, uint64_t slots, uint64_t quantum_us,
+		     const char **reason)
+{
+	const char *name = plugin->name;
+	uint64_t records = trace_records_needed(slots);
 	if (!options.schedule)
 		kprintf("sched: schedule=off: %s is quantum-driven; only event "
 			"runs leave out their schedule's lines\n", name);

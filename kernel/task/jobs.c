@@ -1,4 +1,4 @@
-/* kernel/jobs: releases, completions and misses from what ran. */
+/* kernel/task/jobs: releases, completions and misses from what ran. */
 #include "jobs.h"
 
 #include "../../lib/trace_rec.h"

@@ -1,5 +1,5 @@
 /*
- * kernel/jobs: the jobs of each task as the kernel accounts them, from what
+ * kernel/task/jobs: the jobs of each task as the kernel accounts them, from what
  * actually ran. The plugin has its own model for its decisions; this one
  * is the measurement, written to the trace (release, completion,
  * deadline_miss records) and read back for `RESULT task`.
@@ -29,24 +29,7 @@
 
 #include <stdint.h>
 
-#include "../../lib/heap.h"
-#include "../core/spinlock.h"
-
-struct task;
-
-struct task_jobs {
-	struct spinlock lock;
-	int periodic;             /* it has e and p */
-	int present, blocked;
-	uint64_t released;        /* jobs released so far */
-	uint64_t done;            /* jobs completed or dropped: the current
-				   * one is job `done` */
-	uint64_t ran;             /* quanta job `done` has run */
-	/* Job anchor_job is released at slot anchor_slot, later ones every p. */
-	uint64_t anchor_job, anchor_slot;
-	struct heap_node node;    /* in the release queue while releasing */
-	int queued;
-};
+#include "task.h"
 
 struct taskset;
 

@@ -1,4 +1,4 @@
-/* kernel/program: ring-3 programs from the boot modules into tasks. */
+/* kernel/task/program: ring-3 programs from the boot modules into tasks. */
 #include "program.h"
 
 #include "../../lib/elf64.h"

@@ -1,5 +1,5 @@
 /*
- * kernel/program: the ring-3 programs on the boot medium (multiboot2
+ * kernel/task/program: the ring-3 programs on the boot medium (multiboot2
  * modules named "user:NAME", scripts/mkiso.sh) and loading one into a
  * task's address space: its segments (checked by lib/elf64 first), its
  * working set, stack and control page (lib/rt_abi.h).

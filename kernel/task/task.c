@@ -1,10 +1,9 @@
-/* kernel/task: thread records and their first context. */
+/* kernel/task/task: thread records and their first context. */
 #include "task.h"
 
 #include "../../arch/x86/context.h"
 #include "../../arch/x86/desc.h"
 #include "../core/bootmem.h"
-#include "../run/dispatch.h"
 
 #define TASK_KSTACK 16384
 #define RFLAGS_RESERVED (1ull << 1)
@@ -15,7 +14,8 @@ unsigned ntasks;
 static struct fpu_area first_fpu;
 static int have_first_fpu;
 
-void task_init_user(struct task *t)
+void task_init_user(struct task *t,
+		    context_entry first_run)
 {
 	if (!have_first_fpu) {
 		fpu_initial(&first_fpu);
@@ -37,7 +37,7 @@ void task_init_user(struct task *t)
 	f->rflags = RFLAGS_IF | RFLAGS_RESERVED;
 	f->rsp = RT_STACK_TOP;
 	f->ss = GDT_USER_DATA;
-	t->rsp = context_new((uint8_t *)f, dispatch_first_run, t);
+	t->rsp = context_new((uint8_t *)f, first_run, t);
 }
 
 void task_init_idle(struct task *t, unsigned cpu)

@@ -1,5 +1,5 @@
 /*
- * kernel/task: threads. Every task of the set is a thread that runs its
+ * kernel/task/task: threads. Every task of the set is a thread that runs its
  * program in ring 3 in an address space of its own; every CPU has an idle
  * thread (the CPU's own boot context during a run), which is also the
  * in-kernel hourglass.
@@ -16,10 +16,12 @@
 
 #include <stdint.h>
 
+#include "../../arch/x86/context.h"
 #include "../../arch/x86/features.h"
 #include "../../lib/rt_abi.h"
 #include "../../lib/taskset.h"
-#include "jobs.h"
+#include "../../lib/heap.h"
+#include "../core/spinlock.h"
 #include "vm.h"
 
 #define TASK_NONE (-1)
@@ -30,6 +32,21 @@ enum task_state {
 	TASK_OK,
 	TASK_KILLED,     /* a fault or a bad system call stopped it */
 	TASK_EXITED,     /* it called exit */
+};
+
+/* A task's jobs as the kernel accounts them: kernel/task/jobs.h. */
+struct task_jobs {
+	struct spinlock lock;
+	int periodic;             /* it has e and p */
+	int present, blocked;
+	uint64_t released;        /* jobs released so far */
+	uint64_t done;            /* jobs completed or dropped: the current
+				   * one is job `done` */
+	uint64_t ran;             /* quanta job `done` has run */
+	/* Job anchor_job is released at slot anchor_slot, later ones every p. */
+	uint64_t anchor_job, anchor_slot;
+	struct heap_node node;    /* in the release queue while releasing */
+	int queued;
 };
 
 struct task {
@@ -76,8 +93,11 @@ extern struct task *tasks;
 extern unsigned ntasks;
 
 /* A new task's thread, not yet started: its kernel stack set to enter
- * ring 3 at its program's entry (kernel/task/program.c maps it). */
-void task_init_user(struct task *t);
+ * ring 3 at its program's entry (kernel/task/program.c maps it). Its first
+ * switch-in runs first_run(prev, t) on that stack, which must end in the
+ * return to ring 3 (the dispatcher's, kernel/run/dispatch.c). */
+void task_init_user(struct task *t,
+		    context_entry first_run);
 /* The idle thread of the calling CPU: the context the CPU is in now. */
 void task_init_idle(struct task *t, unsigned cpu);
 

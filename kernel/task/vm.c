@@ -1,4 +1,4 @@
-/* kernel/vm: per-task page tables over the kernel's shared ones. */
+/* kernel/task/vm: per-task page tables over the kernel's shared ones. */
 #include "vm.h"
 
 #include "../../arch/x86/cpu.h"

@@ -1,5 +1,5 @@
 /*
- * kernel/vm: address spaces. Every task's page tables hold the kernel's
+ * kernel/task/vm: address spaces. Every task's page tables hold the kernel's
  * mappings -- the identity map of low physical memory (PML4 slot 0) and
  * the kernel image at -2 GiB (slot 511), both supervisor-only, shared with
  * the boot tables -- and, in PML4 slot 1, the task's own pages with the

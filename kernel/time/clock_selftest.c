@@ -1,4 +1,4 @@
-/* kernel/clock_selftest: both quantum clocks, measured with nothing else. */
+/* kernel/time/clock_selftest: both quantum clocks, measured with nothing else. */
 #include "clock_selftest.h"
 
 #include "../../arch/x86/cpu.h"

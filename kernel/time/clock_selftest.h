@@ -1,5 +1,5 @@
 /*
- * kernel/clock_selftest: the quantum clock measuring itself, with no
+ * kernel/time/clock_selftest: the quantum clock measuring itself, with no
  * scheduler: every CPU takes each of its boundaries and records when its
  * interrupt entered (`sched=` unset; `ticks=` says which clocks).
  */

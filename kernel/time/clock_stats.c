@@ -1,4 +1,4 @@
-/* kernel/clock_stats: the quantum clock's error over a run. */
+/* kernel/time/clock_stats: the quantum clock's error over a run. */
 #include "clock_stats.h"
 
 #include "../../arch/x86/percpu.h"

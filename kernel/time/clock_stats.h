@@ -1,5 +1,5 @@
 /*
- * kernel/clock_stats: how well the quantum clock kept its boundaries in a
+ * kernel/time/clock_stats: how well the quantum clock kept its boundaries in a
  * run -- the table for people and the `RESULT ticks` line -- from the
  * boundary records of the trace (kernel/trace/trace.h). Aligned: the
  * error of boundary i is its spread across CPUs; staggered: CPU k's

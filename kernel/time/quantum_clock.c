@@ -1,4 +1,4 @@
-/* kernel/quantum_clock: aligned and staggered boundaries as a service. */
+/* kernel/time/quantum_clock: aligned and staggered boundaries as a service. */
 #include "quantum_clock.h"
 
 #include "../../arch/x86/cpu.h"
@@ -7,7 +7,6 @@
 #include "../../drivers/apic/lapic.h"
 #include "../core/bootmem.h"
 #include "../core/console.h"
-#include "../debug/gdbstub.h"
 #include "../core/options.h"
 
 #define APIC_CALIBRATION_US 10000
@@ -36,7 +35,13 @@ static struct {
 	struct clock_cpu *cpu;
 	unsigned cpu_capacity;
 	uint64_t late_cycles;     /* late_boundary=: 0, or its delay */
+	void (*poll)(struct trap_frame *f);   /* qclock_set_poll */
 } qclock;
+
+void qclock_set_poll(void (*poll)(struct trap_frame *f))
+{
+	qclock.poll = poll;
+}
 
 int qclock_deadline_mode(void)
 {
@@ -177,7 +182,8 @@ static void handle_late(uint64_t entry)
 static void on_timer(struct trap_frame *f)
 {
 	uint64_t now = rdtsc();
-	gdbstub_poll(f);
+	if (qclock.poll)
+		qclock.poll(f);
 	unsigned k = this_cpu()->cpu;
 	struct clock_cpu *c = &qclock.cpu[k];
 	uint64_t i = c->next;

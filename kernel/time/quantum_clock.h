@@ -1,5 +1,5 @@
 /*
- * kernel/quantum_clock: the quantum boundaries of every CPU as a service.
+ * kernel/time/quantum_clock: the quantum boundaries of every CPU as a service.
  * Boundaries are absolute TSC deadlines off one epoch T0, so no drift
  * accumulates -- aligned: CPU k's boundary i at T0 + i*Q; staggered: at
  * T0 + i*Q + k*Q/M (staggered Pfair, Sec. 3). The service computes each
@@ -42,6 +42,11 @@ struct qclock_client {
  * APIC timer against the TSC once. Call on the boot CPU before the APs. */
 void qclock_init(void);
 int qclock_deadline_mode(void);
+
+/* Every quantum timer interrupt first calls poll(f) with its frame, from
+ * before any run on (the GDB stub's check for a Ctrl-C or an attaching
+ * GDB, kernel/debug/gdbstub.c). NULL, the default: none. */
+void qclock_set_poll(void (*poll)(struct trap_frame *f));
 
 /* Sets up a run of `slots` quanta of quantum_us on the `cpus` CPUs
  * 0..cpus-1, its epoch lead_us from now. On the boot CPU, before any CPU

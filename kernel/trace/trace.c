@@ -1,4 +1,4 @@
-/* kernel/trace: per-CPU trace buffers, their statistics and their dump. */
+/* kernel/trace/trace: per-CPU trace buffers, their statistics and their dump. */
 #include "trace.h"
 
 #include "../../lib/sort.h"

@@ -1,5 +1,5 @@
 /*
- * kernel/trace: the per-CPU event buffers of docs/trace-format.md, in the
+ * kernel/trace/trace: the per-CPU event buffers of docs/trace-format.md, in the
  * spirit of Feather-Trace. Each CPU writes only its own buffer, with
  * interrupts off, and publishes a record by a release store of its count
  * after the record is whole; a full buffer keeps what it has and counts
@@ -46,7 +46,7 @@ struct trace_dump_info {
 
 extern struct trace_dump_info trace_header;
 
-/* Room for records_per_cpu records on each of cpus CPUs (kernel/bootmem):
+/* Room for records_per_cpu records on each of cpus CPUs (kernel/core/bootmem):
  * a buffer smaller than that is replaced. Returns -1 after saying why
  * when memory is short. */
 int trace_setup(unsigned cpus, uint32_t records_per_cpu);

@@ -1,5 +1,5 @@
 /*
- * kernel/task_kill: a task that faults or misuses a system call is stopped
+ * kernel/run/task_kill: a task that faults or misuses a system call is stopped
  * and named -- `task T3 killed: page fault writing 0x... rip=0x...` -- the
  * plugin is told it left, and the kernel and every other task go on.
  */

@@ -1,5 +1,5 @@
 /*
- * kernel/syscall: the system calls of lib/rt_abi.h. Every pointer a task
+ * kernel/run/syscall: the system calls of lib/rt_abi.h. Every pointer a task
  * passes is checked against its own page tables before the kernel touches
  * a byte; a pointer that is not the task's own kills it, as a fault would.
  */

@@ -1,5 +1,5 @@
 /*
- * kernel/hourglass: what each CPU's idle thread does -- the in-kernel
+ * kernel/run/hourglass: what each CPU's idle thread does -- the in-kernel
  * hourglass (seed 002, after Regehr): it reads the TSC in a tight loop, and
  * a step longer than the threshold is time it did not get. Each such gap
  * is a trace record, flagged pure overhead when no other thread ran in it

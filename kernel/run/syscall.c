@@ -1,4 +1,4 @@
-/* kernel/syscall: the table and its calls. */
+/* kernel/run/syscall: the table and its calls. */
 #include "syscall.h"
 
 #include "../../arch/x86/syscall.h"
@@ -7,13 +7,12 @@
 #include "../../lib/rt_abi.h"
 #include "../../sched/driver.h"
 #include "../run/dispatch.h"
-#include "../events/event_run.h"
-#include "jobs.h"
+#include "../task/jobs.h"
 #include "../time/quantum_clock.h"
 #include "../run/sched_decide.h"
-#include "task.h"
+#include "../task/task.h"
 #include "task_kill.h"
-#include "vm.h"
+#include "../task/vm.h"
 
 typedef int64_t (*syscall_fn)(struct task *t, struct trap_frame *f);
 
@@ -48,7 +47,7 @@ static int64_t sys_exit(struct task *t, struct trap_frame *f)
 static int64_t sys_sleep_next_period(struct task *t, struct trap_frame *f)
 {
 	(void)f;
-	if (!t->jobs.periodic || event_run_active())
+	if (!t->jobs.periodic || dispatch_event_driven())
 		return -RT_EINVAL;      /* a weight-only task has no periods; in
 					 * an event-driven run the kernel ends
 					 * the jobs */

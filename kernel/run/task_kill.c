@@ -1,4 +1,4 @@
-/* kernel/task_kill: stopping a task, and its own exit. */
+/* kernel/run/task_kill: stopping a task, and its own exit. */
 #include "task_kill.h"
 
 #include "../../arch/x86/cpu.h"
@@ -6,11 +6,10 @@
 #include "../../sched/driver.h"
 #include "../core/console.h"
 #include "../run/dispatch.h"
-#include "../events/event_run.h"
-#include "jobs.h"
+#include "../task/jobs.h"
 #include "../core/panic.h"
 #include "../run/sched_decide.h"
-#include "task.h"
+#include "../task/task.h"
 #include "../trace/trace.h"
 
 /* #PF error code bits (SDM vol. 3, 4.7). */
@@ -27,7 +26,7 @@ static void __attribute__((noreturn)) leave(struct task *t)
 	/* An event-driven run has no quantum job model: its plugin goes on
 	 * choosing the task, and the CPU idles in its time (kernel/run/dispatch.c
 	 * runs no killed thread). */
-	if (!event_run_active()) {
+	if (!dispatch_event_driven()) {
 		uint64_t slot = dispatch_slot_now();
 		dispatch_account(slot);
 		jobs_stop(t, slot);

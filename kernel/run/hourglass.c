@@ -1,4 +1,4 @@
-/* kernel/hourglass: the idle thread's loop. */
+/* kernel/run/hourglass: the idle thread's loop. */
 #include "hourglass.h"
 
 #include "../../arch/x86/cpu.h"
