@@ -263,7 +263,7 @@ static void put_server(sched_print_fn out, void *ctx,
 	put_u(out, ctx, "window_max_us", m->window.max_us);
 	put_u(out, ctx, "window_from_us", m->window.from_us);
 	put_u(out, ctx, "window_bound_us", t->server.budget_us);
-	int ok = m->window.max_us <= t->server.budget_us;
+	int ok = sched_window_within(&m->window, t->server.budget_us);
 	if (m->top && !ok)
 		(*window_bad)++;
 	out(ctx, !m->top ? ", \"window_ok\": null}" :

@@ -209,7 +209,8 @@ static int run_events(const char *file, const struct sched_plugin *plugin,
 	for (unsigned i = 0; i < ts->ntasks; i++) {
 		const struct sched_measure *x = sched_evsim_measure(m, i);
 		if (ts->task[i].server.kind && x->top &&
-		    x->window.max_us > ts->task[i].server.budget_us)
+		    !sched_window_within(&x->window,
+					 ts->task[i].server.budget_us))
 			fprintf(stderr, "schedsim: server %s ran %llu us in the "
 				"window from %llu us, over its budget of %u us\n",
 				ts->task[i].name,

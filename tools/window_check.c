@@ -95,7 +95,7 @@ int main(int argc, char **argv)
 		fclose(f);
 	if (rc == 0) {
 		struct sched_window w = sched_window_max(in.sp, in.n, in.period);
-		int ok = w.max_us <= in.budget;
+		int ok = sched_window_within(&w, in.budget);
 		printf("{\"max_us\": %llu, \"from_us\": %llu, \"ok\": %s}\n",
 		       (unsigned long long)w.max_us,
 		       (unsigned long long)w.from_us, ok ? "true" : "false");

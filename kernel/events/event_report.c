@@ -218,8 +218,8 @@ static void print_server(const struct sched_plugin *plugin, void *s,
 		(unsigned long long)sv.max_pending);
 	const char *verdict = !m->top ? "not_applicable" :
 			      ev.spans_lost[i] ? "incomplete" :
-			      m->window.max_us <= sp->server.budget_us ? "ok"
-								       : "over";
+			      sched_window_within(&m->window, sp->server.budget_us) ?
+			      "ok" : "over";
 	kprintf("RESULT window server=%s verdict=%s max_us=%llu from_us=%llu "
 		"bound_us=%u period_us=%u spans=%llu\n", sp->name, verdict,
 		(unsigned long long)m->window.max_us,

@@ -46,3 +46,8 @@ struct sched_window sched_window_max(const struct sched_span *sp, size_t n,
 	}
 	return w;
 }
+
+int sched_window_within(const struct sched_window *w, uint64_t budget_us)
+{
+	return w->max_us <= budget_us;
+}

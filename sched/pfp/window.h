@@ -39,4 +39,13 @@ struct sched_window {
 struct sched_window sched_window_max(const struct sched_span *spans, size_t n,
 				     uint64_t period);
 
+/*
+ * The verdict: 1 when the window's most is within the budget -- a server
+ * that runs exactly its budget in some window keeps the bound (the paper's
+ * "no more than"), one microsecond more breaks it. Every report of the
+ * check (the simulator's summary and message, the kernel's RESULT window,
+ * tools/window_check) asks this one function.
+ */
+int sched_window_within(const struct sched_window *w, uint64_t budget_us);
+
 #endif

@@ -134,6 +134,41 @@ def test_the_broken_rule_does_break_the_window(tmp_path):
     assert window_check(10, 2, good, tmp_path).returncode == 0
 
 
+@pytest.mark.parametrize("extra,ok", [(0, True), (1, False)])
+def test_exactly_the_budget_keeps_the_window_one_microsecond_more_breaks_it(
+        tmp_path, extra, ok):
+    """The verdict is "no more than B" (sched_window_within): 300 + 200 in
+    a period of 1000 against B = 500 is within it; the same with the
+    second span starting one microsecond earlier is over. The simulator's summary and
+    the kernel's RESULT window give the same verdict from the same
+    function."""
+    spans = [(100, 400), (900 - extra, 1100)]
+    proc = window_check(1000, 500, spans, tmp_path)
+    got = json.loads(proc.stdout)
+    assert got["max_us"] == 500 + extra
+    assert got["ok"] is ok and proc.returncode == (0 if ok else 3)
+    assert rtktrace_window().window_max(spans, 1000)[0] == 500 + extra
+
+
+def test_the_simulators_window_verdict_at_the_budget(tmp_path):
+    """A polling server alone at the top of its CPU with more work than
+    budget runs exactly its budget every period: the summary's window is
+    at its bound and still ok (the simulator's summary and the kernel's
+    RESULT window ask sched_window_within too)."""
+    f = tmp_path / "p.tasks"
+    f.write_text("task H e=1 p=1 prio=2\n"
+                 "server P kind=polling budget=200 period=1000 prio=1\n"
+                 "at 0 arrive P cost_us=5000\n")
+    proc = subprocess.run([str(host_tool("schedsim")), "--sched", "pfp",
+                           "--cpus", "1", "--slots", "40", "--quantum-us",
+                           "100", str(f)], capture_output=True, text=True,
+                          timeout=60)
+    summary = json.loads(proc.stdout.splitlines()[-1])["summary"]
+    s = summary["servers"]["P"]
+    assert s["window_max_us"] == s["window_bound_us"] == 200, s
+    assert s["window_ok"] is True and proc.returncode == 0, proc.stderr
+
+
 @pytest.mark.parametrize("text,line,reason", [
     ("period 0 budget 1\n", 1, "expected 'period P budget B'"),
     ("period 10 budget 1\n5 5\n", 2, "FROM < TO"),
