@@ -197,6 +197,26 @@ def test_checksum_retry_overlong_and_noise_match_the_reference(data):
     check_against_ref(data)
 
 
+@pytest.mark.parametrize("pad", [0, 1])
+def test_a_packet_of_exactly_the_maximum_length_is_taken(pad):
+    """GDB_RSP_PACKET_MAX is the largest body taken (qSupported tells GDB
+    so): an M packet of exactly that many bytes writes its data; the same
+    packet one byte longer (a leading zero in the address) is acknowledged,
+    answered with an error, counted as overlong, and writes nothing."""
+    data = bytes(range(1, 256)) * 9
+    n = (PACKET_MAX - len("M1000,7fb:")) // 2
+    body = b"M%s1000,%x:%s" % (b"0" * pad, n, data[:n].hex().encode())
+    assert len(body) == PACKET_MAX + pad
+    counts = {}
+    out = decode(run_fake(frame(body) + frame(b"m1000,%x" % n),
+                          counts=counts))
+    assert out[0] == ("+",) and out[2] == ("+",)
+    assert out[1] == ("packet", b"E16" if pad else b"OK")
+    assert counts["overlong"] == pad
+    assert unrle(out[3][1]) == ("00" * n if pad else data[:n].hex())
+    check_against_ref(frame(body) + frame(b"m1000,%x" % n))
+
+
 @settings(max_examples=200, deadline=None)
 @given(st.binary(max_size=3000))
 def test_garbage_never_crashes_and_every_reply_is_well_formed(data):
