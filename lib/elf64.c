@@ -236,6 +236,16 @@ static int check_entry(const struct reader *r, struct elf64_image *out)
 		    "executable segment", (unsigned long long)out->entry);
 }
 
+uint64_t elf64_load_bytes(const struct elf64_image *img)
+{
+	uint64_t bytes = 0;
+	for (unsigned i = 0; i < img->nsegs; i++) {
+		const struct elf64_segment *s = &img->seg[i];
+		bytes += page_up(s->vaddr + s->memsz) - page_down(s->vaddr);
+	}
+	return bytes;
+}
+
 int elf64_parse(const char *name, const void *file, size_t len,
 		struct elf64_image *out, char *err, size_t errlen)
 {

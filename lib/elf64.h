@@ -47,4 +47,13 @@ struct elf64_image {
 int elf64_parse(const char *name, const void *file, size_t len,
 		struct elf64_image *out, char *err, size_t errlen);
 
+/*
+ * The bytes a loader maps for img's segments: each from the page holding
+ * its first byte to the page holding its last (memsz, so bss included),
+ * as whole pages. At most the program area, RT_WS_BASE - RT_USER_BASE
+ * (256 GiB): what a program may ask of memory before anything is
+ * allocated, for the kernel to refuse one that does not fit.
+ */
+uint64_t elf64_load_bytes(const struct elf64_image *img);
+
 #endif

@@ -47,3 +47,11 @@ $(UDIR)/%.elf: $(UDIR)/%.o $(UDIR)/libuser.a user/user.ld lib/rt_abi.h
 	$(Q)$(UCC) $(ULDFLAGS) $< $(UDIR)/libuser.a -o $@
 
 -include $(shell find $(UDIR) -name '*.d' 2>/dev/null)
+
+# For tests that build variants of a program (tests/host/user_build.py):
+# the flags every program is compiled and linked with.
+.PHONY: user-flags
+user-flags:
+	@echo "UCC=$(UCC)"
+	@echo "UCFLAGS=$(UCFLAGS)"
+	@echo "ULDFLAGS=$(ULDFLAGS)"

@@ -6,14 +6,20 @@
 #                            [--entry N]   (the default menu entry, from 0)
 #                            [--omit-program NAME]   (leave user/NAME out,
 #                            as a medium without that program would be)
+#                            [--program NAME=FILE]   (FILE as user:NAME
+#                            instead of build/user/NAME.elf; repeatable)
 # Safe to run concurrently for different OUT paths.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=$1
 shift
 extra="" tasks="" entry=0 omit=""
+declare -A replace=()
 while (($#)); do
 	case $1 in
+	--program)
+		[[ $2 == ?*=?* ]] || { echo "mkiso: --program wants NAME=FILE" >&2; exit 2; }
+		replace[${2%%=*}]=${2#*=}; shift 2 ;;
 	--cmdline) extra=$2; shift 2 ;;
 	--tasks) tasks=$2; shift 2 ;;
 	--entry) entry=$2; shift 2 ;;
@@ -44,10 +50,14 @@ mkdir -p "$stage/boot/user"
 for src in user/*.c; do
 	name=$(basename "$src" .c)
 	[[ $name == "$omit" ]] && continue
-	prog=build/user/$name.elf
+	prog=${replace[$name]:-build/user/$name.elf}
+	unset "replace[$name]"
 	[[ -f $prog ]] || { echo "mkiso: $prog missing: run make user" >&2; exit 1; }
 	cp "$prog" "$stage/boot/user/$name.elf"
 	modules+=("module2 /boot/user/$name.elf user:$name")
+done
+for name in "${!replace[@]}"; do
+	echo "mkiso: --program $name: no user/$name.c to replace" >&2; exit 2
 done
 # Words go to GRUB's command line verbatim; keep sed's metacharacters out.
 esc_extra=$(printf '%s' "$extra" | sed 's/[&/\]/\\&/g')

@@ -39,7 +39,8 @@ static int check(const char *path)
 		       s->flags & ELF64_PF_W ? 'w' : '-',
 		       s->flags & ELF64_PF_X ? 'x' : '-');
 	}
-	printf("]}\n");
+	printf("], \"load_bytes\": %llu}\n",
+	       (unsigned long long)elf64_load_bytes(&img));
 	return 0;
 }
 

@@ -40,10 +40,13 @@
  * sched and switch pairs, a completion, a miss, hourglass gaps, IPIs. */
 #define RECORDS_PER_SLOT 16
 #define RECORDS_SPARE 4096
-/* What one task costs beyond its program and working set: kernel stack,
- * FPU area, console buffer, user stack, control page, page tables. */
-#define TASK_FIXED_BYTES (16384 + 512 + TASK_OUT_MAX + (64 << 10) + 4096 + \
-			  8 * 4096)
+/* Boot memory the run leaves free for everything else it allocates (the
+ * plugin, per-CPU records, the report). */
+#define MEMORY_SPARE (1u << 20)
+/* What one task costs the kernel beyond its address space
+ * (program_space_bytes): kernel stack, FPU area, console buffer, and the
+ * allocator's rounding. */
+#define TASK_KERNEL_BYTES (16384 + 512 + TASK_OUT_MAX + 4096)
 
 static struct task_spec specs[MAX_TASKS];
 static struct taskset_event events[MAX_EVENTS];
@@ -147,23 +150,44 @@ static int check_work(const char *file, const char **reason)
 	return 0;
 }
 
-/* What the run will take from memory: the tasks and the trace. */
-static int check_memory(uint64_t records, const char **reason)
+/*
+ * What the run will take from memory, before any of it is taken: the trace
+ * and every task -- its program (bss included), working set, stack,
+ * control page and page tables, and its kernel side -- so that a size a
+ * task file or a program controls is refused here, naming the first task
+ * that does not fit, and never runs the allocator dry.
+ */
+static uint64_t tasks_counted;   /* what check_memory counted for the tasks */
+
+static int check_memory(const char *file, uint64_t records,
+			const char **reason)
 {
 	uint64_t need = records * sizeof(struct trace_rec) * cpus;
-	for (unsigned i = 0; i < ts.ntasks; i++)
-		need += TASK_FIXED_BYTES + specs[i].ws + 65536;
 	uint64_t have = bootmem_free_bytes();
-	if (need + (1u << 20) > have) {
-		kprintf("sched: %u tasks and a %llu-record trace per CPU need "
-			"about %llu KiB; %llu KiB are free\n", ts.ntasks,
-			(unsigned long long)records,
-			(unsigned long long)(need >> 10),
-			(unsigned long long)(have >> 10));
-		*reason = "memory";
-		return -1;
+	int named = 0;
+	tasks_counted = 0;
+	for (unsigned i = 0; i < ts.ntasks; i++) {
+		const struct task_spec *s = &specs[i];
+		uint64_t space = program_space_bytes(s);
+		need += TASK_KERNEL_BYTES + space;
+		tasks_counted += TASK_KERNEL_BYTES + space;
+		if (named || need + MEMORY_SPARE <= have)
+			continue;
+		kprintf("sched: %s:%u: task %s does not fit in memory: its "
+			"address space (program '%s' with its bss, ws=%u, stack, "
+			"control page, page tables) takes %llu bytes\n", file,
+			s->line, s->name, taskset_work_name(s->work), s->ws,
+			(unsigned long long)space);
+		named = 1;
 	}
-	return 0;
+	if (!named)
+		return 0;
+	kprintf("sched: %u tasks and a %llu-record trace per CPU need about "
+		"%llu KiB; %llu KiB are free\n", ts.ntasks,
+		(unsigned long long)records, (unsigned long long)(need >> 10),
+		(unsigned long long)(have >> 10));
+	*reason = "memory";
+	return -1;
 }
 
 /* Records per CPU for a run of slots quanta (a 32-bit count). */
@@ -220,6 +244,7 @@ void sched_run_threads_setup(struct task *idle)
 
 static int make_tasks(const char **reason)
 {
+	uint64_t before = bootmem_free_bytes();
 	ntasks = ts.ntasks;
 	tasks = bootmem_alloc(ntasks * sizeof *tasks);
 	for (unsigned i = 0; i < ntasks; i++) {
@@ -235,6 +260,14 @@ static int make_tasks(const char **reason)
 		}
 		task_init_user(t, dispatch_first_run);
 	}
+	/* The check must never count less than the tasks take: it is what
+	 * keeps a program's size from running the allocator dry. */
+	uint64_t took = before - bootmem_free_bytes();
+	if (took > tasks_counted)
+		kprintf("sched: the tasks took %llu bytes of memory, %llu more "
+			"than the memory check counted\n",
+			(unsigned long long)took,
+			(unsigned long long)(took - tasks_counted));
 	return 0;
 }
 
@@ -288,7 +321,7 @@ int sched_run_prepare(const struct sched_plugin *plugin, const char *file,
 	if (check_work(file, reason))
 		return -1;
 	uint64_t records = trace_records_needed(slots);
-	if (check_memory(records, reason))
+	if (check_memory(file, records, reason))
 		return -1;
 	smp_run_on_all(cpu_prepare, 0, 1000000);
 	if (make_tasks(reason))

@@ -34,6 +34,56 @@ int program_exists(const char *name)
 	return find(name) != 0;
 }
 
+/* Pages [lo, hi) the task maps, in ascending order. */
+struct span {
+	uint64_t lo, hi;
+};
+
+/* The page-table pages that map spans[0..n): the PML4 and, at each lower
+ * level, one table per distinct index above it (kernel/task/vm.c makes
+ * them on the way, as they are first needed). */
+static uint64_t table_bytes(const struct span *sp, unsigned n)
+{
+	uint64_t pages = 1;
+	for (unsigned shift = 21; shift <= 39; shift += 9) {
+		uint64_t last = ~0ull;
+		for (unsigned i = 0; i < n; i++) {
+			uint64_t a = sp[i].lo >> shift, b = (sp[i].hi - 1) >> shift;
+			pages += b - a + 1 - (a == last);
+			last = b;
+		}
+	}
+	return pages * PAGE;
+}
+
+static uint64_t up(uint64_t a)
+{
+	return (a + PAGE - 1) & ~(PAGE - 1);
+}
+
+uint64_t program_space_bytes(const struct task_spec *spec)
+{
+	const struct mb2_module *m = find(taskset_work_name(spec->work));
+	struct elf64_image img;
+	char why[160];
+	if (!m || elf64_parse("", m->start, m->len, &img, why, sizeof why))
+		return 0;
+	struct span sp[ELF64_MAX_SEGMENTS + 3];
+	unsigned n = 0;
+	for (unsigned i = 0; i < img.nsegs; i++) {
+		const struct elf64_segment *s = &img.seg[i];
+		sp[n++] = (struct span){ s->vaddr & ~(PAGE - 1),
+					 up(s->vaddr + s->memsz) };
+	}
+	uint64_t ws = spec->ws <= RT_WS_MAX ? up(spec->ws) : 0;
+	if (ws)
+		sp[n++] = (struct span){ RT_WS_BASE, RT_WS_BASE + ws };
+	sp[n++] = (struct span){ RT_STACK_TOP - RT_STACK_SIZE, RT_STACK_TOP };
+	sp[n++] = (struct span){ RT_CONTROL, RT_CONTROL + PAGE };
+	return elf64_load_bytes(&img) + ws + RT_STACK_SIZE + PAGE +
+	       table_bytes(sp, n);
+}
+
 int program_load(struct task *t, char *err, size_t errlen)
 {
 	const char *name = taskset_work_name(t->spec->work);

@@ -8,6 +8,7 @@
 #define KERNEL_PROGRAM_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "../core/mb2.h"
 
@@ -18,6 +19,18 @@ void program_setup(const struct mb2_info *boot);
 
 /* Whether a program of that name is there. */
 int program_exists(const char *name);
+
+struct task_spec;
+
+/*
+ * What program_load takes from boot memory for a task of this spec: its
+ * program's segments (bss included, lib/elf64's elf64_load_bytes), its
+ * working set, stack and control page, and the page tables mapping them.
+ * Nothing is allocated. 0 when the program is missing or refused, and the
+ * working set counts as 0 when it is over RT_WS_MAX: program_load names
+ * those.
+ */
+uint64_t program_space_bytes(const struct task_spec *spec);
 
 /*
  * A new address space for t with its program (work=) mapped, and t's

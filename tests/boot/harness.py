@@ -52,15 +52,20 @@ class Boot:
         return "\n".join(self.serial.splitlines()[-n:])
 
 
-def make_iso(out, cmdline=None, tasks=None, entry=0, omit_program=None):
+def make_iso(out, cmdline=None, tasks=None, entry=0, omit_program=None,
+             programs=None):
     """An ISO whose default entry (menu entry `entry` of boot/grub.cfg)
     gets the extra command-line words; omit_program: a user/ program left
-    off the medium."""
-    if cmdline is None and tasks is None and not entry and not omit_program:
+    off the medium; programs: {name: path} of ELF files that stand in for
+    user/NAME on the medium (tests/host/user_build.py builds variants)."""
+    if cmdline is None and tasks is None and not entry and not omit_program \
+            and not programs:
         return ISO
     cmd = [str(ROOT / "scripts/mkiso.sh"), str(out), "--entry", str(entry)]
     if omit_program:
         cmd += ["--omit-program", omit_program]
+    for name, path in (programs or {}).items():
+        cmd += ["--program", f"{name}={path}"]
     if cmdline:
         cmd += ["--cmdline", cmdline]
     if tasks:

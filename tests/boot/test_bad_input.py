@@ -2,11 +2,15 @@
 (issue 2, tests)."""
 import re
 import subprocess
+import sys
 
 import pytest
 
 from conftest import host_tool
 from harness import ROOT, cpu_count_ok, qemu
+
+sys.path.insert(0, str(ROOT / "tests" / "host"))
+import user_build  # noqa: E402
 
 
 def test_unknown_word_and_bad_value_are_named_and_boot_passes(iso_with):
@@ -75,6 +79,65 @@ def test_running_out_of_boot_memory_names_the_size(iso_with):
     records, cpus, left = map(int, m.groups())
     assert (records, cpus) == (1000000 + 16, 4), m.group(0)
     assert left < records * cpus * 32, m.group(0)
+    assert last_line(boot) == "RESULT exit status=fail reason=memory", \
+        boot.tail()
+
+
+def address_space_bytes(elf, ws=4096):
+    """What a task of this program takes for its address space, computed
+    here from readelf's segments and lib/rt_abi.h's layout: each segment's
+    whole pages (bss included), the working set, a 64 KiB stack, the
+    control page, and the page tables -- a PML4, then at each level one
+    table per distinct index above the pages mapped."""
+    page = 4096
+    spans = [(v // page * page, -(-(v + m) // page) * page)
+             for typ, v, m, *_ in user_build.segments(elf) if typ == "LOAD"]
+    ws_base = user_build.abi_constant("RT_WS_BASE")
+    stack_top = user_build.abi_constant("RT_STACK_TOP")
+    control = user_build.abi_constant("RT_CONTROL")
+    spans += [(ws_base, ws_base + -(-ws // page) * page),
+              (stack_top - 65536, stack_top), (control, control + page)]
+    tables = 1 + sum(len({i for lo, hi in spans
+                          for i in range(lo >> shift, ((hi - 1) >> shift) + 1)})
+                     for shift in (21, 30, 39))
+    return sum(hi - lo for lo, hi in spans) + tables * page
+
+
+TOO_BIG = "task {name} does not fit in memory: its address space (program " \
+    "'spin' with its bss, ws=4096, stack, control page, page tables) takes " \
+    "{bytes} bytes"
+
+
+@pytest.mark.parametrize("bss,ntasks,named", [(252 << 30, 1, "T0"),
+                                              (60 << 20, 5, "T4"),
+                                              (60 << 20, 4, None)])
+def test_a_programs_size_is_admitted_before_the_run(iso_with, tmp_path, bss,
+                                                    ntasks, named):
+    """A program's memory counts before the run, bss included: spin linked
+    with a 252 GiB bss, or five tasks of it with 60 MiB in a 256 MiB
+    machine, are refused with reason=memory, naming the first task that
+    does not fit and what its address space takes (as computed here from
+    the ELF file), where they used to end in `PANIC ... bootmem: out of
+    memory`. Four such tasks fit and run, and take no more than the check
+    counted."""
+    prog = user_build.variant("spin", tmp_path, bss)
+    tasks = tmp_path / "big.tasks"
+    tasks.write_text("".join(f"task T{i} e=1 p=4\n" for i in range(ntasks)))
+    boot = qemu(iso_with("sched=gedf slots=8", tasks=tasks,
+                         programs={"spin": prog}), smp=2, memory="256M",
+                icount="shift=3,sleep=off")
+    assert "PANIC" not in boot.serial, boot.tail()
+    assert "more than the memory check counted" not in boot.serial, \
+        boot.tail()
+    if named is None:
+        assert boot.passed, boot.tail()
+        return
+    line = f"sched: big.tasks:{ntasks}: " + TOO_BIG.format(
+        name=named, bytes=address_space_bytes(prog))
+    assert line in boot.serial, boot.tail()
+    assert re.search(rf"^sched: {ntasks} tasks and a \d+-record trace per "
+                     r"CPU need about \d+ KiB; \d+ KiB are free$",
+                     boot.serial, re.M), boot.tail()
     assert last_line(boot) == "RESULT exit status=fail reason=memory", \
         boot.tail()
 

@@ -44,6 +44,10 @@ def agree(data, tmp_path):
     if want[0] == "ok":
         assert isinstance(got, dict), f"refused what the model accepts: {got}"
         assert got["entry"] == want[1] and got["segments"] == want[2]
+        # Whole pages from each segment's first byte to its last.
+        assert got["load_bytes"] == sum(
+            -(-(s["vaddr"] + s["memsz"]) // PAGE) * PAGE
+            - s["vaddr"] // PAGE * PAGE for s in want[2])
     else:
         assert isinstance(got, str), f"accepted what the model refuses ({want[1]})"
         assert want[1] in got, got

@@ -198,3 +198,40 @@ def offset_of(field):
                            check=True, timeout=60)
             _offsets[field] = int(run(exe))
     return _offsets[field]
+
+
+_flags = {}
+
+
+def user_flags():
+    """{UCC, UCFLAGS, ULDFLAGS}: how mk/user.mk compiles and links every
+    program (`make user-flags`), so a variant is built the same way."""
+    if not _flags:
+        out = subprocess.run(["make", "-s", "--no-print-directory", "-C",
+                              str(ROOT), "user-flags"], capture_output=True,
+                             text=True, check=True, timeout=60).stdout
+        for line in out.splitlines():
+            key, _, value = line.partition("=")
+            _flags[key] = value.split()
+    return _flags
+
+
+def variant(name, out, bss_bytes):
+    """build/user/NAME.elf linked again with bss_bytes more zero-fill in its
+    data segment (an array only the linker sees, kept as a GC root): the
+    same program, asking the loader for that much more memory. Returns the
+    path of the new ELF file."""
+    f = user_flags()
+    out = pathlib.Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    src = out / f"big_bss_{bss_bytes}.c"
+    src.write_text(f"char rtk_big_bss[{bss_bytes}ull];\n")
+    obj = src.with_suffix(".o")
+    elf_out = out / f"{name}_bss_{bss_bytes}.elf"
+    subprocess.run([*f["UCC"], *f["UCFLAGS"], "-c", str(src), "-o", str(obj)],
+                   check=True, cwd=ROOT, timeout=60)
+    subprocess.run([*f["UCC"], *f["ULDFLAGS"],
+                    "-Wl,--require-defined=rtk_big_bss",
+                    str(USER / f"{name}.o"), str(obj), str(USER / "libuser.a"),
+                    "-o", str(elf_out)], check=True, cwd=ROOT, timeout=60)
+    return elf_out
