@@ -84,7 +84,8 @@ static int check_name(struct parser *p, const struct token *name)
 static const char *const work_names[] = {
 	"spin", "writer", "backtest", "hourglass", "latency", "bad_kread",
 	"bad_write_other", "bad_exec_data", "bad_div0", "bad_syscall_ptr",
-	"bad_ud", "bad_gp",
+	"bad_ud", "bad_gp", "bad_x87", "bad_umip", "bad_write_span",
+	"bad_info_text", "bad_info_span", "bad_syscall_rsp", "fpu", "ac_spin",
 };
 
 #define NWORDS(a) (unsigned)(sizeof(a) / sizeof((a)[0]))
@@ -147,7 +148,7 @@ struct key_def {
 static int bad_word(struct parser *p, const struct key_def *k, const char *v,
 		    size_t n)
 {
-	char list[160];
+	char list[320];
 	size_t used = 0;
 	list[0] = 0;
 	for (unsigned w = 0; w < k->nwords && used < sizeof list; w++) {

@@ -5,7 +5,6 @@
  * through, what the call returned is printed too.
  */
 #include "lib/bad.h"
-#include "lib/msg.h"
 #include "lib/start.h"
 #include "lib/sys.h"
 
@@ -15,13 +14,6 @@ int64_t user_main(volatile struct rt_control *ctl)
 	bad_announce_at("bad_syscall_ptr", "pass sys_write a kernel buffer",
 			BAD_KERNEL_ADDRESS);
 	int64_t rc = sys_write((const void *)BAD_KERNEL_ADDRESS, 64);
-	struct msg m;
-	msg_begin(&m, "bad_syscall_ptr: sys_write returned ");
-	if (rc < 0) {
-		msg_str(&m, "-");
-		rc = -rc;
-	}
-	msg_dec(&m, (uint64_t)rc);
-	msg_send(&m);
+	bad_returned("bad_syscall_ptr", "sys_write", rc);
 	return bad_survived("bad_syscall_ptr", BAD_EXIT_SYSCALL_PTR);
 }

@@ -7,6 +7,10 @@
 #define CR0_MP (1ull << 1)
 #define CR0_EM (1ull << 2)
 #define CR0_TS (1ull << 3)
+/* x87 errors as #MF, the native way, not through the old FERR# pin (SDM
+ * vol. 1, 8.7; vol. 3A, 2.5): with NE clear an unmasked x87 exception of a
+ * task would go unreported and the task run on. */
+#define CR0_NE (1ull << 5)
 #define CR4_OSFXSR (1ull << 9)
 #define CR4_OSXMMEXCPT (1ull << 10)
 #define CR4_UMIP (1ull << 11)
@@ -45,7 +49,7 @@ static inline void write_cr4(uint64_t v)
 struct cpu_protections features_init_cpu(void)
 {
 	struct cpu_protections p = { 0 };
-	write_cr0((read_cr0() | CR0_MP) & ~(CR0_EM | CR0_TS));
+	write_cr0((read_cr0() | CR0_MP | CR0_NE) & ~(CR0_EM | CR0_TS));
 	uint64_t cr4 = read_cr4() | CR4_OSFXSR | CR4_OSXMMEXCPT;
 	if (cpuid(0, 0).eax >= 7) {
 		struct cpuid_regs r = cpuid(7, 0);

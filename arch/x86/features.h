@@ -1,7 +1,8 @@
 /*
  * arch/x86/features: the protections and state a CPU turns on for ring-3
- * tasks -- SSE state saving, SMEP, SMAP, UMIP where CPUID has them -- and
- * the save area of the FPU/SSE registers.
+ * tasks -- SSE state saving, x87 and SSE errors as exceptions (CR0.NE,
+ * CR4.OSXMMEXCPT), SMEP, SMAP, UMIP where CPUID has them -- and the save
+ * area of the FPU/SSE registers.
  */
 #ifndef ARCH_X86_FEATURES_H
 #define ARCH_X86_FEATURES_H

@@ -16,7 +16,9 @@
 #define VEC_DOUBLE_FAULT 8
 #define VEC_GENERAL_PROTECTION 13
 #define VEC_PAGE_FAULT 14
+#define VEC_X87_ERROR 16
 #define VEC_MACHINE_CHECK 18
+#define VEC_SIMD_ERROR 19
 /* Vectors the kernel programs (above the 32 exceptions, SDM vol. 3, 6.2). */
 /* Ends a halt and nothing else: kernel/core/smp.c wakes waiting CPUs with it,
  * and its own one-shot timer uses it to bound a wait. */

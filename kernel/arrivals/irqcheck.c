@@ -138,7 +138,7 @@ int irqcheck_run(enum irqcheck_mode mode, const char *file, const char *text,
 	ts.max_tasks = MAX_TASKS;
 	ts.event = bootmem_alloc(MAX_EVENTS * sizeof *ts.event);
 	ts.max_events = MAX_EVENTS;
-	char err[256];
+	char err[512];
 	if (taskset_parse(&ts, file, text, len, err, sizeof err)) {
 		kprintf("taskset: %s\n", err);
 		*reason = "taskset";

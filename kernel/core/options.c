@@ -263,10 +263,15 @@ void options_parse(const char *cmdline)
 				options.selftest = SELFTEST_PF_AP;
 			else if (cmdline_value_is(&w, "pf_bsp"))
 				options.selftest = SELFTEST_PF_BSP;
+			else if (cmdline_value_is(&w, "pf_run"))
+				options.selftest = SELFTEST_PF_RUN;
+			else if (cmdline_value_is(&w, "smap_run"))
+				options.selftest = SELFTEST_SMAP_RUN;
 			else if (cmdline_value_is(&w, "none"))
 				options.selftest = SELFTEST_NONE;
 			else
-				bad(&w, "pf_ap, pf_bsp or none", "none");
+				bad(&w, "pf_ap, pf_bsp, pf_run, smap_run or none",
+				    "none");
 		} else if (cmdline_key_is(&w, "gdb")) {
 			gdb_word(&w);
 		} else if (cmdline_key_is(&w, "dumpstate")) {

@@ -23,6 +23,11 @@ enum selftest {
 	SELFTEST_NONE,
 	SELFTEST_PF_AP,     /* a page fault on an AP after bring-up */
 	SELFTEST_PF_BSP,    /* a page fault on the boot CPU */
+	/* In a quantum-driven run, once, in the quantum interrupt of a CPU
+	 * that interrupted a task in ring 3 (kernel/run/sched_run.c): */
+	SELFTEST_PF_RUN,    /* a write to an unmapped address */
+	SELFTEST_SMAP_RUN,  /* a read of the task's control page by its user
+			     * address, which SMAP must stop */
 };
 
 /* gdb=: each level includes the ones before it (kernel/debug/gdbstub.h). */

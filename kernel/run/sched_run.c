@@ -94,11 +94,44 @@ static uint64_t on_boundary(void *ctx, unsigned cpu, uint64_t slot,
 	return decide_next(slot);
 }
 
+/* What the boot CPU turned on for ring 3 (every CPU turns on the same). */
+static struct cpu_protections protections;
+
+/* selftest=pf_run writes here: mapped in no address space. */
+#define SELFTEST_UNMAPPED 0x0000700000000000ull
+
+/*
+ * selftest=pf_run and smap_run, once: the first quantum interrupt that
+ * interrupted a task in ring 3 makes the kernel touch memory it must not
+ * -- a kernel fault while a task is current, which must end in a PANIC
+ * and never be taken for the task's own; or, with SMAP, a read of the
+ * task's page by its user address, which the interrupt entry's clearing of
+ * EFLAGS.AC keeps SMAP able to stop whatever the task set AC to.
+ */
+static __attribute__((noipa)) void selftest_in_run(
+	const struct trap_frame *f)
+{
+	static int done;
+	if (!trap_from_user(f) || __atomic_exchange_n(&done, 1, __ATOMIC_ACQ_REL))
+		return;
+	if (options.selftest == SELFTEST_PF_RUN) {
+		*(volatile uint64_t *)SELFTEST_UNMAPPED = 1;
+		return;
+	}
+	uint32_t magic = *(volatile const uint32_t *)RT_CONTROL;
+	kprintf("selftest: smap_run: the kernel read %#x at %#llx, the task's "
+		"control page, by its user address: %s\n", magic,
+		(unsigned long long)RT_CONTROL, protections.smap ?
+		"SMAP did not stop it" : "this CPU has no SMAP");
+}
+
 static void after_boundary(void *ctx, unsigned cpu, struct trap_frame *f)
 {
 	(void)ctx;
 	(void)cpu;
-	(void)f;
+	if (options.selftest == SELFTEST_PF_RUN ||
+	    options.selftest == SELFTEST_SMAP_RUN)
+		selftest_in_run(f);
 	dispatch_me()->in_kernel = 0;
 	dispatch_now();
 }
@@ -108,7 +141,9 @@ static void after_boundary(void *ctx, unsigned cpu, struct trap_frame *f)
 static void cpu_prepare(void *arg)
 {
 	(void)arg;
-	features_init_cpu();
+	struct cpu_protections p = features_init_cpu();
+	if (this_cpu()->cpu == 0)
+		protections = p;
 	syscall_init_cpu();
 }
 
@@ -302,7 +337,7 @@ int sched_run_prepare(const struct sched_plugin *plugin, const char *file,
 		      struct sched_run_setup *out, const char **reason)
 {
 	const char *name = plugin->name;
-	char err[256];
+	char err[512];
 	if (taskset_parse(&ts, file, text, len, err, sizeof err)) {
 		kprintf("taskset: %s\n", err);
 		*reason = "taskset";
@@ -324,6 +359,9 @@ int sched_run_prepare(const struct sched_plugin *plugin, const char *file,
 	if (check_memory(file, records, reason))
 		return -1;
 	smp_run_on_all(cpu_prepare, 0, 1000000);
+	kprintf("sched: ring 3 runs with NX %s, SMEP %s, SMAP %s, UMIP %s\n",
+		protections.nx ? "on" : "off", protections.smep ? "on" : "off",
+		protections.smap ? "on" : "off", protections.umip ? "on" : "off");
 	if (make_tasks(reason))
 		return -1;
 	struct task *idle = bootmem_alloc(cpus * sizeof *idle);

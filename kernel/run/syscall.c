@@ -104,14 +104,8 @@ static int64_t sys_write(struct task *t, struct trap_frame *f)
 	if (len > RT_WRITE_MAX)
 		return -RT_EINVAL;
 	/* Check it all first: a bad pointer kills, even past a full buffer. */
-	for (uint64_t off = 0; off < len;) {
-		uint64_t chunk = 4096 - ((buf + off) & 4095);
-		if (chunk > len - off)
-			chunk = len - off;
-		if (!vm_user_ptr(t->vm, buf + off, chunk, 0))
-			bad_pointer(t, f, "write", buf, len);
-		off += chunk;
-	}
+	if (!vm_user_range_ok(t->vm, buf, len, 0))
+		bad_pointer(t, f, "write", buf, len);
 	uint64_t room = TASK_OUT_MAX - t->out_len;
 	uint64_t take = len < room ? len : room;
 	vm_copy_from_user(t->vm, t->out + t->out_len, buf, take);

@@ -95,6 +95,14 @@ void task_on_user_fault(struct trap_frame *f)
 		fmt_snprintf(why, sizeof why, "invalid opcode rip=%#llx",
 			     (unsigned long long)f->rip);
 		break;
+	case VEC_X87_ERROR:
+		fmt_snprintf(why, sizeof why, "x87 floating-point error (#MF) "
+			     "rip=%#llx", (unsigned long long)f->rip);
+		break;
+	case VEC_SIMD_ERROR:
+		fmt_snprintf(why, sizeof why, "SIMD floating-point exception "
+			     "(#XM) rip=%#llx", (unsigned long long)f->rip);
+		break;
 	default:
 		fmt_snprintf(why, sizeof why, "exception %u (%s) rip=%#llx", v,
 			     trap_exception_name(v), (unsigned long long)f->rip);

@@ -106,9 +106,29 @@ void *vm_user_ptr(const struct vm_space *s, uint64_t va, uint64_t len,
 	return (void *)((e & PTE_ADDR) + (va & (PAGE - 1)));
 }
 
+/* Every page of [va, va + len) is the task's to read (write). */
+int vm_user_range_ok(const struct vm_space *s, uint64_t va, uint64_t len,
+		     int write)
+{
+	while (len) {
+		uint64_t chunk = PAGE - (va & (PAGE - 1));
+		if (chunk > len)
+			chunk = len;
+		if (!vm_user_ptr(s, va, chunk, write))
+			return 0;
+		va += chunk;
+		len -= chunk;
+	}
+	return 1;
+}
+
 static int copy(const struct vm_space *s, uint8_t *k, uint64_t va,
 		uint64_t len, int to_user)
 {
+	/* All or nothing: a range that runs into a page the task may not
+	 * touch is refused before a byte moves. */
+	if (!vm_user_range_ok(s, va, len, to_user))
+		return -1;
 	while (len) {
 		uint64_t chunk = PAGE - (va & (PAGE - 1));
 		if (chunk > len)

@@ -41,9 +41,15 @@ void *vm_map_new(struct vm_space *s, uint64_t va, uint64_t bytes,
 void *vm_user_ptr(const struct vm_space *s, uint64_t va, uint64_t len,
 		  int write);
 
+/* 1 when every byte of [va, va + len) is the task's to read (write), as
+ * vm_user_ptr says page by page; else 0. */
+int vm_user_range_ok(const struct vm_space *s, uint64_t va, uint64_t len,
+		     int write);
+
 /* Copies between the kernel and the task's memory, page by page through
- * vm_user_ptr. Returns 0, or -1 (nothing or part copied) when some byte of
- * the range is not the task's to read (write). */
+ * vm_user_ptr, once the whole range is found to be the task's to read (to
+ * write, for vm_copy_to_user). Returns 0, or -1 with nothing copied when
+ * some byte of it is not. */
 int vm_copy_from_user(const struct vm_space *s, void *dst, uint64_t va,
 		      uint64_t len);
 int vm_copy_to_user(const struct vm_space *s, uint64_t va, const void *src,

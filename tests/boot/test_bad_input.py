@@ -143,24 +143,39 @@ def test_a_programs_size_is_admitted_before_the_run(iso_with, tmp_path, bss,
 
 
 # selftest=pf_ap writes to an unmapped address from fault_on_ap on CPU 1;
-# pf_bsp from kernel_main on CPU 0 (kernel/main.c).
+# pf_bsp from kernel_main on CPU 0 (kernel/main.c); pf_run from the quantum
+# interrupt that first interrupts a task in ring 3 (kernel/run/sched_run.c),
+# on whichever CPU that is.
 SELFTEST_BAD_ADDRESS = 0x700000000000
 
 
 @pytest.mark.parametrize("word,on_ap,function", [
     ("pf_ap", True, "fault_on_ap"),
     ("pf_bsp", False, "kernel_main"),
+    ("pf_run", None, "selftest_in_run"),
 ])
-def test_page_fault_is_reported_and_fails(iso_with, word, on_ap, function):
-    iso = iso_with(f"selftest={word}")
-    boot = qemu(iso, smp=2)
+def test_page_fault_is_reported_and_fails(iso_with, tmp_path, word, on_ap,
+                                          function):
+    """A page fault in the kernel is a PANIC naming where it happened and
+    ends the run with status=fail -- during a run too, where a task is the
+    current thread: the fault is the kernel's, never taken for the task's
+    own (which would kill the task and let the run go on)."""
+    if word == "pf_run":
+        tasks = tmp_path / "one.tasks"
+        tasks.write_text("task A e=1 p=2\n")
+        iso = iso_with(f"selftest={word} sched=gedf slots=8", tasks=tasks)
+        boot = qemu(iso, smp=2, icount="shift=3,sleep=off")
+        assert "killed" not in boot.serial, boot.tail()
+    else:
+        boot = qemu(iso_with(f"selftest={word}"), smp=2)
     assert not boot.passed
     panic = [l for l in boot.serial.splitlines() if l.startswith("PANIC ")]
     assert panic, boot.tail()
     m = re.search(r"cpu=(\d+) vector=14 \(#PF\) error=(0x[0-9a-f]+) "
                   r"rip=(0x[0-9a-f]+) cr2=(0x[0-9a-f]+)", panic[0])
     assert m, panic[0]
-    assert (m.group(1) != "0") == on_ap, panic[0]
+    if on_ap is not None:
+        assert (m.group(1) != "0") == on_ap, panic[0]
     # SDM vol. 3, 4.7: bit 1 of the error code is set for a write.
     assert int(m.group(2), 16) & 2, panic[0]
     assert int(m.group(4), 16) == SELFTEST_BAD_ADDRESS, panic[0]

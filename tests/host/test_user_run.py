@@ -19,7 +19,11 @@ SI_KERNEL = 0x80
 FPE_INTDIV = 1
 BAD_EXIT = {"bad_kread": 101, "bad_write_other": 102, "bad_exec_data": 103,
             "bad_div0": 104, "bad_syscall_ptr": 105, "bad_ud": 106,
-            "bad_gp": 107}
+            "bad_gp": 107, "bad_x87": 109, "bad_umip": 110,
+            "bad_write_span": 111, "bad_info_text": 112, "bad_info_span": 113,
+            "bad_syscall_rsp": 114}
+FPE_FLTDIV = 3
+SPAN_START = 0xF000000000 - 16      # BAD_SPAN_START (user/lib/bad.h)
 BACKTEST_ITERATIONS = 2048
 
 
@@ -157,6 +161,8 @@ FAULTS = {
     "bad_div0": ("FPE", FPE_INTDIV, "rip"),
     "bad_ud": ("ILL", None, "rip"),
     "bad_gp": ("SEGV", SI_KERNEL, 0),
+    # Linux runs x87 errors as #MF too (CR0.NE): SIGFPE at the FWAIT.
+    "bad_x87": ("FPE", FPE_FLTDIV, "rip"),
 }
 
 
@@ -177,17 +183,34 @@ def test_bad_program_faults_at_its_bad_instruction(name):
     assert r["syscalls"] == {"write": 1}
 
 
-def test_bad_syscall_ptr_is_killed_for_its_pointer():
-    r = user_run("bad_syscall_ptr")
+@pytest.mark.parametrize("name,reason", [
+    ("bad_syscall_ptr", "write pointer 0xffffffff80100000 + 64"),
+    ("bad_write_span", f"write pointer {SPAN_START:#x} + 64"),
+    ("bad_info_text", "job_info pointer 0x8000000010 + 56"),
+    ("bad_info_span", f"job_info pointer {SPAN_START:#x} + 56"),
+])
+def test_bad_pointer_programs_are_killed_for_their_pointer(name, reason):
+    """A buffer into kernel memory, one that runs from the stack's top page
+    into the unmapped page above, and a destination in the task's read-only
+    text: the runner checks the whole range, and for writing where the call
+    writes, as the kernel does."""
+    r = user_run(name)
     assert r["end"] == "killed"
-    assert "0xffffffff80100000 + 64 outside the task's pages" in r["reason"]
-    assert r["console"] == ["bad_syscall_ptr: about to pass sys_write a kernel "
-                            "buffer at 0xffffffff80100000"]
+    assert r["reason"] == reason + " outside the task's pages", r["reason"]
+    assert len(r["console"]) == 1 and f"{name}: about to " in \
+        r["console"][0], r["console"]
 
 
 @pytest.mark.parametrize("name,args,extra", [
     ("bad_syscall_ptr", ["--lenient-pointers"],
      ["bad_syscall_ptr: sys_write returned -22"]),
+    ("bad_write_span", ["--lenient-pointers"],
+     ["bad_write_span: sys_write returned -22"]),
+    ("bad_info_text", ["--lenient-pointers"],
+     ["bad_info_text: sys_job_info returned -22",
+      "bad_info_text: bytes of its text changed: 0"]),
+    ("bad_info_span", ["--lenient-pointers"],
+     ["bad_info_span: sys_job_info returned -22"]),
     ("bad_exec_data", ["--exec-data"], []),
     ("bad_write_other", ["--other-page", 0xC000000000], []),
 ])
@@ -199,6 +222,28 @@ def test_let_through_says_so_and_exits_with_its_code(name, args, extra):
     assert (r["end"], r["code"]) == ("exit", code)
     assert r["console"][1:] == extra + [
         f"{name}: still running: the kernel let it through; exit code {code}"]
+
+
+def test_bad_syscall_rsp_exits_with_its_stack_in_the_kernel():
+    """The exit call works with any stack pointer: the task ends exited,
+    code 0, never back from the call."""
+    r = user_run("bad_syscall_rsp")
+    assert (r["end"], r["code"]) == ("exit", 0), r
+    assert r["syscalls"] == {"write": 1, "exit": 1}
+
+
+@pytest.mark.parametrize("name", ["fpu", "ac_spin"])
+def test_fpu_and_ac_spin_run_and_measure_themselves(name):
+    """fpu finds its registers as it loaded them at every check (a Linux
+    process keeps its FPU state across the host's switches too) and says
+    nothing; ac_spin runs with EFLAGS.AC set, which Linux enforces as
+    alignment checking (CR0.AM) -- its loop makes no misaligned access."""
+    r = user_run(name, "--ms", 40)
+    c = r["control"]
+    assert r["end"] == "time" and r["console"] == [], r
+    assert c["self_cycles"] > 0
+    if name == "fpu":
+        assert c["iterations"] > 100
 
 
 def test_bad_write_other_without_a_target_says_so():

@@ -177,8 +177,18 @@ def bad_act_index(name, syms):
                      and code[i][2].endswith(")"), range(len(code)))
     if name == "bad_exec_data":
         return first(lambda t: t == syms["data_code"], targets)
-    if name == "bad_syscall_ptr":
+    if name in ("bad_syscall_ptr", "bad_write_span"):
         return first(lambda t: t == syms["sys_write"], targets)
+    if name in ("bad_info_text", "bad_info_span"):
+        return first(lambda t: t == syms["sys_job_info"], targets)
+    if name == "bad_x87":
+        # The pending x87 error is raised at the next waiting instruction.
+        return first(lambda c: c[1] in ("fwait", "wait"), code)
+    if name == "bad_umip":
+        return first(lambda c: c[1].startswith(("sgdt", "sidt", "smsw")),
+                     code)
+    if name == "bad_syscall_rsp":
+        return first(lambda c: c[1] == "syscall", code)
     raise AssertionError(f"no check for {name}")
 
 

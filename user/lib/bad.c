@@ -26,6 +26,21 @@ void bad_announce_at(const char *name, const char *what, uint64_t addr)
 	msg_send(&m);
 }
 
+void bad_returned(const char *name, const char *call, int64_t rc)
+{
+	struct msg m;
+	msg_begin(&m, name);
+	msg_str(&m, ": ");
+	msg_str(&m, call);
+	msg_str(&m, " returned ");
+	if (rc < 0) {
+		msg_str(&m, "-");
+		rc = -rc;
+	}
+	msg_dec(&m, (uint64_t)rc);
+	msg_send(&m);
+}
+
 int64_t bad_survived(const char *name, enum bad_exit code)
 {
 	struct msg m;

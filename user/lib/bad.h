@@ -9,6 +9,8 @@
 
 #include <stdint.h>
 
+#include "../../lib/rt_abi.h"
+
 /* A kernel-half address (the kernel's text, linked at 0xffffffff80000000
  * + its load address), mapped supervisor-only in every task. */
 #define BAD_KERNEL_ADDRESS 0xffffffff80100000ull
@@ -22,12 +24,27 @@ enum bad_exit {
 	BAD_EXIT_UD,
 	BAD_EXIT_GP,
 	BAD_EXIT_NO_OTHER_PAGE,   /* bad_write_other was given no target */
+	BAD_EXIT_X87,
+	BAD_EXIT_UMIP,
+	BAD_EXIT_WRITE_SPAN,
+	BAD_EXIT_INFO_TEXT,
+	BAD_EXIT_INFO_SPAN,
+	BAD_EXIT_SYSCALL_RSP,
 };
+
+/* The last bytes of the user stack: the page above RT_STACK_TOP is never
+ * mapped, so a buffer that starts here and is longer than BAD_SPAN_START
+ * runs from the task's own page into an unmapped one. */
+#define BAD_SPAN_START (RT_STACK_TOP - 16)
 
 /* "NAME: about to WHAT" on the task's console, before the bad act. */
 void bad_announce(const char *name, const char *what);
 /* The same with the address the act concerns. */
 void bad_announce_at(const char *name, const char *what, uint64_t addr);
+
+/* "NAME: CALL returned RC" (RC signed), for a call that should have
+ * killed the task and came back. */
+void bad_returned(const char *name, const char *call, int64_t rc);
 
 /* Says the kernel let NAME through and returns code, for user_main to
  * return. */
