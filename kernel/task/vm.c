@@ -125,15 +125,17 @@ int vm_user_range_ok(const struct vm_space *s, uint64_t va, uint64_t len,
 static int copy(const struct vm_space *s, uint8_t *k, uint64_t va,
 		uint64_t len, int to_user)
 {
-	/* All or nothing: a range that runs into a page the task may not
-	 * touch is refused before a byte moves. */
-	if (!vm_user_range_ok(s, va, len, to_user))
+	/* The task's own access: a write into its memory needs pages it may
+	 * write. All or nothing: a range that runs into a page the task may
+	 * not touch is refused before a byte moves. */
+	int write = to_user;
+	if (!vm_user_range_ok(s, va, len, write))
 		return -1;
 	while (len) {
 		uint64_t chunk = PAGE - (va & (PAGE - 1));
 		if (chunk > len)
 			chunk = len;
-		uint8_t *u = vm_user_ptr(s, va, chunk, to_user);
+		uint8_t *u = vm_user_ptr(s, va, chunk, write);
 		if (!u)
 			return -1;
 		for (uint64_t i = 0; i < chunk; i++) {
