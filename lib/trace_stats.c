@@ -343,9 +343,176 @@ static int alloc_samples(struct trace_samples *s, trace_alloc_fn alloc,
 	return s->cycles ? 0 : -1;
 }
 
+/*
+ * Short jobs. Each task's intervals (as for ran_us) and completion records,
+ * gathered from every CPU into a bucket per task, intervals by start and
+ * completions by job; a job ran what its task's intervals hold between the
+ * previous completion of the task (the epoch for the first) and its own.
+ */
+struct job_span {
+	uint64_t key, a, b;     /* interval: start, start, stop; completion:
+				 * job, its time, its flags */
+};
+
+static int span_before(const struct job_span *x, const struct job_span *y)
+{
+	return x->key != y->key ? x->key < y->key : x->a < y->a;
+}
+
+/* Heapsort of v[0..n) by (key, a). */
+static void sort_spans(struct job_span *v, size_t n)
+{
+	for (size_t end = n, start = n / 2; end > 1;) {
+		size_t root;
+		if (start > 0) {
+			root = --start;
+		} else {
+			struct job_span t = v[0];
+			v[0] = v[--end];
+			v[end] = t;
+			root = 0;
+		}
+		for (size_t child; (child = 2 * root + 1) < end; root = child) {
+			if (child + 1 < end && span_before(&v[child], &v[child + 1]))
+				child++;
+			if (!span_before(&v[root], &v[child]))
+				break;
+			struct job_span t = v[root];
+			v[root] = v[child];
+			v[child] = t;
+		}
+	}
+}
+
+struct buckets {
+	struct job_span *item;
+	uint64_t *at;           /* ntasks + 1 offsets */
+};
+
+/* Calls put(ctx, task, span) for every interval of a task (iv != 0) or
+ * every completion record (iv == 0) of CPU k. */
+typedef void (*span_fn)(void *ctx, uint32_t task, const struct job_span *s);
+
+static void cpu_spans(const struct trace_params *p, const struct trace_rec *rec,
+		      uint32_t n, int iv, span_fn put, void *ctx)
+{
+	struct cxs_walk w = { 0, 0 };
+	uint32_t prev = 0;
+	int have = 0;
+	for (uint32_t i = 0; i <= n; i++) {
+		int cut = i == n;
+		if (!cut && rec[i].event == TRACE_CXS_END)
+			cut = cxs_end_kept(p, &w, &rec[i]);
+		if (!iv && i < n && rec[i].event == TRACE_COMPLETION &&
+		    rec[i].task < p->ntasks) {
+			struct job_span s = { rec[i].job, rec[i].arg, rec[i].flags };
+			put(ctx, rec[i].task, &s);
+		}
+		if (!iv || !cut)
+			continue;
+		if (have && rec[prev].task < p->ntasks) {
+			uint64_t start = rec[prev].tsc;
+			uint64_t stop = i < n && rec[i].tsc < p->end ? rec[i].tsc
+								      : p->end;
+			struct job_span s = { start, start, stop };
+			if (stop > start)
+				put(ctx, rec[prev].task, &s);
+		}
+		prev = i;
+		have = i < n;
+	}
+}
+
+static void count_span(void *ctx, uint32_t task, const struct job_span *s)
+{
+	(void)s;
+	((struct buckets *)ctx)->at[task + 1]++;
+}
+
+static void place_span(void *ctx, uint32_t task, const struct job_span *s)
+{
+	struct buckets *b = ctx;
+	b->item[b->at[task]++] = *s;
+}
+
+/* Fills b with every CPU's intervals (iv) or completions, by task. */
+static int gather(struct buckets *b, const struct trace_params *p,
+		  const struct trace_rec *const *rec, const uint32_t *n,
+		  int iv, trace_alloc_fn alloc, void *ctx)
+{
+	b->at = alloc_n(alloc, ctx, p->ntasks + 1, sizeof *b->at);
+	if (!b->at)
+		return -1;
+	for (unsigned k = 0; k < p->cpus; k++)
+		cpu_spans(p, rec[k], n[k], iv, count_span, b);
+	for (unsigned i = 0; i < p->ntasks; i++)
+		b->at[i + 1] += b->at[i];
+	b->item = alloc_n(alloc, ctx, b->at[p->ntasks], sizeof *b->item);
+	if (!b->item)
+		return -1;
+	for (unsigned k = 0; k < p->cpus; k++)
+		cpu_spans(p, rec[k], n[k], iv, place_span, b);
+	/* place_span moved each offset to the next bucket's start. */
+	for (unsigned i = p->ntasks; i > 0; i--)
+		b->at[i] = b->at[i - 1];
+	b->at[0] = 0;
+	for (unsigned i = 0; i < p->ntasks; i++)
+		sort_spans(b->item + b->at[i], b->at[i + 1] - b->at[i]);
+	return 0;
+}
+
+/* Short jobs of task t, whose intervals are iv[0..niv) and completions
+ * done[0..ndone), both sorted. */
+static uint64_t short_jobs(const struct trace_params *p, uint32_t e,
+			   const struct job_span *iv, uint64_t niv,
+			   const struct job_span *done, uint64_t ndone)
+{
+	/* e * Q * kHz / 1000 cycles, in 128 bits (e may be up to 2^31
+	 * quanta, lib/taskset) and without a 128-bit division, which the
+	 * kernel has no library for. */
+	typedef unsigned __int128 u128;
+	uint64_t q = p->quantum_us * p->tsc_khz;
+	u128 budget = (u128)e * (q / 1000) + (uint64_t)e * (q % 1000) / 1000;
+	uint64_t shorts = 0, lo = p->t0, i = 0;
+	for (uint64_t d = 0; d < ndone; d++) {
+		uint64_t hi = done[d].a, ran = 0;
+		while (i < niv && iv[i].b <= lo)
+			i++;
+		for (uint64_t j = i; j < niv && iv[j].a < hi; j++)
+			ran += overlap(iv[j].a, iv[j].b, lo, hi);
+		if (done[d].b == TRACE_F_DONE_BUDGET &&
+		    (u128)ran * TRACE_SHORT_DEN < budget * TRACE_SHORT_NUM)
+			shorts++;
+		lo = hi > lo ? hi : lo;
+	}
+	return shorts;
+}
+
+static int count_short(struct trace_stats *st, const struct trace_params *p,
+		       const struct trace_rec *const *rec, const uint32_t *n,
+		       const uint32_t *budget, trace_alloc_fn alloc, void *ctx)
+{
+	struct buckets iv, done;
+	if (gather(&iv, p, rec, n, 1, alloc, ctx) ||
+	    gather(&done, p, rec, n, 0, alloc, ctx))
+		return -1;
+	for (unsigned t = 0; t < p->ntasks; t++) {
+		if (!budget[t])
+			continue;
+		uint64_t s = short_jobs(p, budget[t], iv.item + iv.at[t],
+					iv.at[t + 1] - iv.at[t],
+					done.item + done.at[t],
+					done.at[t + 1] - done.at[t]);
+		st->task[t].short_jobs = s;
+		st->task[t].jobs -= s;
+	}
+	return 0;
+}
+
 int trace_stats_compute(struct trace_stats *st, const struct trace_params *p,
 			const struct trace_rec *const *rec, const uint32_t *n,
-			trace_alloc_fn alloc, void *alloc_ctx)
+			const uint32_t *budget, trace_alloc_fn alloc,
+			void *alloc_ctx)
 {
 	*st = (struct trace_stats){ .p = *p };
 	if (p->cpus == 0 || p->tsc_khz == 0)
@@ -389,6 +556,8 @@ int trace_stats_compute(struct trace_stats *st, const struct trace_params *p,
 	}
 	for (unsigned i = 0; i < TRACE_OVH_KINDS; i++)
 		summarise(&st->overhead[i], p->tsc_khz);
+	if (budget && count_short(st, p, rec, n, budget, alloc, alloc_ctx))
+		return -1;
 	return 0;
 }
 
@@ -422,9 +591,10 @@ int trace_stats_task_keys(char *buf, size_t size, const struct trace_stats *st,
 {
 	const struct trace_task_stats *t = &st->task[task];
 	uint64_t khz = st->p.tsc_khz;
-	return fmt_snprintf(buf, size, "jobs=%llu misses=%llu "
+	return fmt_snprintf(buf, size, "jobs=%llu short=%llu misses=%llu "
 			    "max_tardiness_us=%llu ran_us=%llu self_us=%llu "
 			    "faults=%llu", (unsigned long long)t->jobs,
+			    (unsigned long long)t->short_jobs,
 			    (unsigned long long)t->misses,
 			    (unsigned long long)trace_cycles_to_us(
 				    t->max_tardiness_cycles, khz),

@@ -44,8 +44,17 @@ struct trace_samples {
 	unsigned max_cpu;       /* the CPU of the largest (lowest on ties) */
 };
 
+/* A job its budget ended is short when its thread ran less than
+ * TRACE_SHORT_NUM / TRACE_SHORT_DEN of that budget (docs/trace-format.md,
+ * "Derived numbers"). */
+#define TRACE_SHORT_NUM 3
+#define TRACE_SHORT_DEN 4
+
 struct trace_task_stats {
-	uint64_t jobs, misses, faults;
+	uint64_t jobs;          /* completed: by their budget, not short, or
+				 * by saying so */
+	uint64_t short_jobs;    /* ended by their budget, the thread short */
+	uint64_t misses, faults;
 	uint64_t max_tardiness_cycles, ran_cycles, self_cycles;
 };
 
@@ -69,12 +78,15 @@ typedef void *(*trace_alloc_fn)(void *ctx, size_t size);
 
 /*
  * Computes everything from rec[k][0..n[k]), CPU k's records in the order it
- * wrote them (gaps in seq allowed: records lost in a damaged dump). Returns
- * 0, or -1 when alloc failed or p is unusable (no CPUs, tsc_khz 0).
+ * wrote them (gaps in seq allowed: records lost in a damaged dump).
+ * budget[i]: task i's e (quanta of a job), 0 for a task without periodic
+ * jobs; NULL: no job is checked for being short. Returns 0, or -1 when
+ * alloc failed or p is unusable (no CPUs, tsc_khz 0).
  */
 int trace_stats_compute(struct trace_stats *st, const struct trace_params *p,
 			const struct trace_rec *const *rec, const uint32_t *n,
-			trace_alloc_fn alloc, void *alloc_ctx);
+			const uint32_t *budget, trace_alloc_fn alloc,
+			void *alloc_ctx);
 
 /* Cycles to whole nanoseconds and microseconds, rounded down. */
 uint64_t trace_cycles_to_ns(uint64_t cycles, uint64_t tsc_khz);
@@ -92,7 +104,7 @@ const char *trace_overhead_name(enum trace_overhead_kind kind);
  *   RESULT overhead event=E n= p50_ns= p99_ns= max_ns= max_cpu=
  *   RESULT hourglass cpu=K gaps= gap_p50_ns= gap_max_ns= got_us=
  * and, for the kernel's RESULT task line, the keys the trace gives:
- *   jobs= misses= max_tardiness_us= ran_us= self_us= faults=
+ *   jobs= short= misses= max_tardiness_us= ran_us= self_us= faults=
  */
 int trace_stats_overhead_line(char *buf, size_t size,
 			      const struct trace_stats *st,

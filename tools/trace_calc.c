@@ -176,7 +176,10 @@ static int stats(void)
 	read_run(&r);
 	const struct trace_params p = r.p;
 	struct trace_stats st;
-	if (trace_stats_compute(&st, &p, r.rec, r.n, host_alloc, 0))
+	uint32_t *budget = host_alloc(0, (p.ntasks + 1) * sizeof *budget);
+	for (unsigned i = 0; i < p.ntasks; i++)
+		budget[i] = r.task[i].e;
+	if (trace_stats_compute(&st, &p, r.rec, r.n, budget, host_alloc, 0))
 		die("trace_stats_compute refused the parameters");
 	for (uint64_t t = 0; t < p.slots; t++) {
 		printf("slot %llu", (unsigned long long)t);
@@ -186,8 +189,10 @@ static int stats(void)
 	}
 	for (unsigned i = 0; i < p.ntasks; i++) {
 		const struct trace_task_stats *t = &st.task[i];
-		printf("task %u %llu %llu %llu %llu %llu %llu\n", i,
-		       (unsigned long long)t->jobs, (unsigned long long)t->misses,
+		printf("task %u %llu %llu %llu %llu %llu %llu %llu\n", i,
+		       (unsigned long long)t->jobs,
+		       (unsigned long long)t->short_jobs,
+		       (unsigned long long)t->misses,
 		       (unsigned long long)t->faults,
 		       (unsigned long long)t->max_tardiness_cycles,
 		       (unsigned long long)t->ran_cycles,

@@ -17,6 +17,7 @@
 #include "../core/options.h"
 #include "../time/quantum_clock.h"
 #include "../run/sched_run.h"
+#include "../run/task_kill.h"
 #include "../core/smp.h"
 #include "../core/spinlock.h"
 #include "../task/task.h"
@@ -557,6 +558,7 @@ static void report(const struct sched_plugin *plugin, uint64_t quantum_us)
 	struct evrep_run run = { ev.cpus, ev.end_us, quantum_us, self, queued,
 				 dropped, wakes, late_max, late_sum, missed };
 	unsigned bad;
+	task_kill_report();
 	evrep_print(plugin, ev.s, ts, &run, &bad);
 }
 

@@ -4,6 +4,8 @@
 #include "../../arch/x86/context.h"
 #include "../../arch/x86/cpu.h"
 #include "../../arch/x86/desc.h"
+#include "../../arch/x86/power.h"
+#include "../../lib/str.h"
 #include "../../drivers/apic/lapic.h"
 #include "../../sched/sched.h"
 #include "../core/bootmem.h"
@@ -15,6 +17,26 @@
 struct cpu_sched *cpu_scheds;
 static unsigned ncpus;
 static const struct dispatch_source *source;
+/*
+ * Under QEMU's TCG each switch ends with PAUSE. With -icount the emulator
+ * runs one virtual CPU at a time, in one thread, and moves to the next
+ * only when the one running executes PAUSE or HLT or has used up its share
+ * of the time to the next timer; the virtual clock counts the running
+ * CPU's instructions, so the others' time passes without them executing
+ * anything. A chain of short tasks (each killed, or exiting) switched one
+ * after another on one CPU held the thread for 390 us while another CPU,
+ * which had decided its task, could not switch to it: its job was counted
+ * with a third of its quantum. System calls yield the same way
+ * (dispatch_yield). On hardware, where PAUSE is only a hint, neither
+ * pauses.
+ */
+static int yield_at_switch;
+
+void dispatch_yield(void)
+{
+	if (yield_at_switch)
+		cpu_relax();
+}
 
 static uint32_t idx(const struct task *t)
 {
@@ -51,6 +73,7 @@ void dispatch_setup(unsigned cpus, struct task *idle_threads)
 {
 	ncpus = cpus;
 	source = 0;
+	yield_at_switch = str_eq(power_hypervisor(), "TCGTCGTCGTCG");
 	cpu_scheds = bootmem_alloc(cpus * sizeof *cpu_scheds);
 	for (unsigned k = 0; k < cpus; k++) {
 		cpu_scheds[k].idle = &idle_threads[k];
@@ -215,6 +238,7 @@ static void switch_to(struct cpu_sched *cs, struct task *next)
 	}
 	cs->current = next;
 	cs->switches++;
+	dispatch_yield();
 	prev = context_switch(&prev->rsp, next->rsp, prev);
 	/* Maybe on another CPU now: finish_switch looks afresh. */
 	finish_switch(prev);

@@ -91,6 +91,11 @@ void dispatch_set_source(const struct dispatch_source *src);
  * there, so there is no quantum job model to charge, stop or complete. */
 int dispatch_event_driven(void);
 
+/* Under QEMU's TCG, PAUSE: the emulator runs its other virtual CPUs before
+ * this one goes on (dispatch.c). Every switch does it; so does every
+ * system call. Nothing on hardware. */
+void dispatch_yield(void);
+
 /* The run's end has come on this CPU: from now on it runs its idle
  * thread, whose loop then returns. */
 void dispatch_end(void);

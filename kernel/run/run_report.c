@@ -9,6 +9,7 @@
 #include "../time/clock_stats.h"
 #include "../core/console.h"
 #include "hourglass.h"
+#include "task_kill.h"
 #include "../core/options.h"
 #include "../time/quantum_clock.h"
 #include "../task/task.h"
@@ -16,6 +17,9 @@
 
 /* Room for the summary line the dump repeats. */
 #define SUMMARY_MAX 65536
+
+/* The last report's short jobs, for the verdict (run_report_short_jobs). */
+static uint64_t short_jobs;
 
 static void print_text(void *ctx, const char *text)
 {
@@ -156,9 +160,9 @@ static void print_tasks(const struct trace_stats *st,
 			const struct sched_plugin *plugin, void *s)
 {
 	uint64_t khz = tsc.khz;
-	kprintf("\n  %-12s %-15s %9s %6s %6s %12s %7s %10s %10s %7s\n", "task",
-		"work", "e/p", "jobs", "misses", "tardiness_us", "quanta",
-		"ran_ms", "self_ms", "state");
+	kprintf("\n  %-12s %-15s %9s %6s %6s %6s %12s %7s %10s %10s %7s\n",
+		"task", "work", "e/p", "jobs", "short", "misses",
+		"tardiness_us", "quanta", "ran_ms", "self_ms", "state");
 	for (unsigned i = 0; i < ntasks; i++) {
 		const struct task *t = &tasks[i];
 		struct sched_task_stats q = { 0 };
@@ -174,8 +178,9 @@ static void print_tasks(const struct trace_stats *st,
 			const struct trace_task_stats *x = &st->task[i];
 			uint64_t ran = trace_cycles_to_us(x->ran_cycles, khz);
 			uint64_t self = trace_cycles_to_us(x->self_cycles, khz);
-			kprintf("%6llu %6llu %12llu %7llu %6llu.%03llu "
+			kprintf("%6llu %6llu %6llu %12llu %7llu %6llu.%03llu "
 				"%6llu.%03llu %7s\n", (unsigned long long)x->jobs,
+				(unsigned long long)x->short_jobs,
 				(unsigned long long)x->misses,
 				(unsigned long long)trace_cycles_to_us(
 					x->max_tardiness_cycles, khz),
@@ -183,8 +188,8 @@ static void print_tasks(const struct trace_stats *st,
 				state_name(t));
 		} else {
 			uint64_t self = self_us_unrecorded(t);
-			kprintf("%6s %6s %12s %7llu %10s %6llu.%03llu %7s\n", "-",
-				"-", "-", (unsigned long long)q.quanta, "-",
+			kprintf("%6s %6s %6s %12s %7llu %10s %6llu.%03llu %7s\n",
+				"-", "-", "-", "-", (unsigned long long)q.quanta, "-",
 				MS(self), state_name(t));
 		}
 	}
@@ -245,11 +250,17 @@ static void print_task_output(void)
 	}
 }
 
+uint64_t run_report_short_jobs(void)
+{
+	return short_jobs;
+}
+
 void run_report(const struct sched_plugin *plugin, void *s,
 		const struct taskset *ts, unsigned cpus)
 {
 	struct trace_stats st;
 	const struct trace_stats *recorded = 0;
+	short_jobs = 0;
 	if (options.record) {
 		record_self();
 		report_drops(cpus);
@@ -260,11 +271,13 @@ void run_report(const struct sched_plugin *plugin, void *s,
 	} else {
 		kprintf("trace: record=off: nothing was recorded, so there is no "
 			"executed schedule, no RESULT overhead line, RESULT task "
-			"has no jobs, misses, max_tardiness_us, ran_us or faults, "
+			"has no jobs, short, misses, max_tardiness_us, ran_us or "
+			"faults, "
 			"RESULT hourglass no gap_p50_ns and RESULT ticks no "
 			"err_* (all come from the records); the summary is the "
 			"scheduler's own\n");
 	}
+	task_kill_report();
 	print_task_output();
 	if (recorded)
 		print_schedule(recorded, ts, cpus);
@@ -283,6 +296,14 @@ void run_report(const struct sched_plugin *plugin, void *s,
 		(unsigned long long)misses, (unsigned long long)r.missed);
 	clock_stats_report(&r);
 	print_tasks(recorded, plugin, s);
+	for (unsigned i = 0; recorded && i < ntasks; i++)
+		short_jobs += recorded->task[i].short_jobs;
+	if (short_jobs)
+		kprintf("sched: %llu jobs ended by their budget had less than "
+			"%u/%u of it (short= in RESULT task): the plugin counted "
+			"quanta their threads did not get\n",
+			(unsigned long long)short_jobs, TRACE_SHORT_NUM,
+			TRACE_SHORT_DEN);
 	if (recorded)
 		trace_print_results(recorded);
 	else

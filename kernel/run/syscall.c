@@ -126,6 +126,7 @@ static void on_syscall(struct trap_frame *f)
 {
 	struct task *t = dispatch_current();
 	dispatch_me()->in_kernel = 1;
+	dispatch_yield();
 	uint64_t nr = f->rax;
 	f->rax = nr < RT_SYS_COUNT && table[nr] ? (uint64_t)table[nr](t, f)
 						: (uint64_t)-RT_ENOSYS;

@@ -46,8 +46,15 @@ void task_kill(struct task *t, const char *why, unsigned vector,
 	fmt_snprintf(t->why, sizeof t->why, "%s", why);
 	trace_emit(TRACE_FAULT, vector, (uint32_t)t->index,
 		   (uint32_t)t->jobs.done, addr);
-	kprintf("task %s killed: %s\n", t->name, why);
 	leave(t);
+}
+
+void task_kill_report(void)
+{
+	for (unsigned i = 0; i < ntasks; i++)
+		if (tasks[i].state == TASK_KILLED)
+			kprintf("task %s killed: %s\n", tasks[i].name,
+				tasks[i].why);
 }
 
 void task_exit(struct task *t, int64_t code)

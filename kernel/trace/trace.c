@@ -93,8 +93,11 @@ int trace_stats_of_run(struct trace_stats *st)
 		uint64_t dropped;
 		rec[k] = trace_records(k, &n[k], &dropped);
 	}
-	if (trace_stats_compute(st, p, rec, n, stats_alloc,
-						      0)) {
+	/* Each task's e, for its short jobs (none for weight-only tasks). */
+	uint32_t *budget = bootmem_alloc((p->ntasks + 1) * sizeof *budget);
+	for (unsigned i = 0; trace_header.ts && i < p->ntasks; i++)
+		budget[i] = trace_header.ts->task[i].e;
+	if (trace_stats_compute(st, p, rec, n, budget, stats_alloc, 0)) {
 		kprintf("trace: cannot compute the run's statistics (%u CPUs, "
 			"%llu bytes of memory left)\n", p->cpus,
 			(unsigned long long)bootmem_free_bytes());

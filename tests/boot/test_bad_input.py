@@ -209,14 +209,14 @@ def test_make_run_and_bochs_exit_status_follows_the_result():
         # The default task set runs: a readable table of what each task
         # got, one row per task, before the RESULT lines.
         out = good.stdout.replace("\r", "")
-        header = re.search(r"^  task +work +e/p +jobs +misses +"
+        header = re.search(r"^  task +work +e/p +jobs +short +misses +"
                            r"tardiness_us +quanta +ran_ms +self_ms +state$",
                            out, re.M)
         assert header, target + out[-3000:]
         names = re.findall(r"^task (\S+)", (ROOT / "tasks" /
                                              "default.tasks").read_text(),
                            re.M)
-        rows = re.findall(r"^  (\S+) +spin +\d+/\d+ +\d+ +\d+ +\d+ +"
+        rows = re.findall(r"^  (\S+) +spin +\d+/\d+ +\d+ +\d+ +\d+ +\d+ +"
                           r"(\d+) +[\d.]+ +[\d.]+ +ok$",
                           out[header.end():], re.M)
         assert [r[0] for r in rows] == names, target + out[-3000:]

@@ -24,6 +24,7 @@ simulator ends at the instant a higher-priority job is released or
 arrives on its CPU: there the kernel's lag would turn a completion into
 a preemption just before it, a different (and equally correct) schedule.
 """
+import csv
 import json
 import subprocess
 
@@ -368,10 +369,10 @@ def test_trace_of_an_event_run_decodes(iso_with, tmp_path):
     assert dec.returncode == 0, dec.stderr
     assert " 0 problems" in dec.stdout, dec.stdout
     done = {}
-    for row in (out / "jobs.csv").read_text().splitlines()[1:]:
-        name, outcome = row.split(",")[0], row.split(",")[-1]
-        if outcome == "budget":
-            done[name] = done.get(name, 0) + 1
+    with open(out / "jobs.csv", newline="") as f:
+        for row in csv.DictReader(f):
+            if row["outcome"] == "budget":
+                done[row["task"]] = done.get(row["task"], 0) + 1
     for t in boot.results("task") + boot.results("server"):
         assert done.get(t["name"], 0) == int(t["jobs"]), t["name"]
     win = subprocess.run([rtk_trace, "window", str(log), "--tasks",

@@ -58,23 +58,25 @@ def parse_calc(text, run, ntasks):
     return schedule, tasks, samples, gaps, results
 
 
-def python_side(run, ntasks, per_cpu):
+def python_side(run, ntasks, per_cpu, budget):
     p = Params(run["cpus"], run["tsc_khz"], run["t0"], run["end"],
                run["quantum_us"], run["slots"], run["staggered"], ntasks)
     recs = [[Record(tsc, k, ev, fl, task, job, seq, arg)
              for seq, (tsc, ev, fl, task, job, arg) in cpu]
             for k, cpu in enumerate(per_cpu)]
-    return p, derive(p, recs)
+    return p, derive(p, recs, budget)
 
 
-def check_same(run, ntasks, per_cpu):
-    tasks = [(f"T{i}", 1, 2, 2) for i in range(ntasks)]
+def check_same(run, ntasks, per_cpu, e=None):
+    """e: each task's budget in quanta (1 each by default)."""
+    e = e or [1] * ntasks
+    tasks = [(f"T{i}", e[i], 2, 2) for i in range(ntasks)]
     out = calc("stats", calc_input(run, tasks, per_cpu).encode())
     schedule, tasks, samples, gaps, results = parse_calc(out, run, ntasks)
-    p, d = python_side(run, ntasks, per_cpu)
+    p, d = python_side(run, ntasks, per_cpu, dict(enumerate(e)))
     assert schedule == d.schedule
-    assert tasks == [(t.jobs, t.misses, t.faults, t.max_tardiness, t.ran,
-                      t.self_cycles) for t in d.tasks]
+    assert tasks == [(t.jobs, t.short, t.misses, t.faults, t.max_tardiness,
+                      t.ran, t.self_cycles) for t in d.tasks]
     for kind in OVERHEAD_KINDS:
         assert samples[kind] == sorted(s.cycles for s in d.samples
                                        if s.kind == kind), kind
@@ -136,6 +138,26 @@ def test_staggered_slots_by_hand():
     assert d.schedule == [[None, None], [None, 0]]
 
 
+def test_short_jobs_by_hand():
+    """A quantum is 10,000 cycles; T0 has e = 1, T1 e = 2. T0's job 0
+    (budget, at 11000) ran 1000-7000: 6000 < 3/4 of 10000, short. Its
+    job 1 (budget, at 21000) ran 11000-18500 on CPU 0 and nothing else:
+    exactly 7500, not short. Its job 2 ended itself (flag 2) at 22000
+    after 1000 cycles: never short. T1's job 0 (budget of 20000, at 31000)
+    ran 7000-11000 on CPU 0 and 12000-23000 on CPU 1: exactly 15000."""
+    cpu0 = [(1000, 6, 0, 0, 0, 0), (7000, 6, 0, 1, 0, 0),
+            (11000, 6, 0, 0, 1, 0), (18500, 6, 0, NO_TASK, 0, 0),
+            (21000, 6, 0, 0, 2, 0), (22000, 6, 0, NO_TASK, 0, 0),
+            (11000, 8, 1, 0, 0, 11000), (21000, 8, 1, 0, 1, 21000),
+            (22000, 8, 2, 0, 2, 22000)]
+    cpu1 = [(12000, 6, 0, 1, 0, 0), (23000, 6, 0, NO_TASK, 0, 0),
+            (31000, 8, 1, 1, 0, 31000)]
+    cpu0.sort()
+    d = check_same(hand_run(slots=4), 2, [numbered(cpu0), numbered(cpu1)],
+                   e=[1, 2])
+    assert [(t.jobs, t.short) for t in d.tasks] == [(2, 1), (1, 0)]
+
+
 def test_overheads_and_tasks_by_hand():
     # Ticks of 100, 300, 200 cycles and one whose end is lost to a seq gap;
     # a release 50 cycles late and one accounted 20 cycles early (0); an
@@ -156,8 +178,10 @@ def test_overheads_and_tasks_by_hand():
     run = hand_run(slots=1)
     d = check_same(run, 1, [cpu0, cpu1])
     t = d.tasks[0]
-    assert (t.jobs, t.misses, t.max_tardiness, t.self_cycles, t.faults) == \
-        (2, 3, 2500, 900, 1)
+    # Job 0 ended by its budget (flag 1) but T0 never ran: short, not a
+    # job; job 1 ended itself (flag 2); job 2 was dropped (a miss).
+    assert (t.jobs, t.short, t.misses, t.max_tardiness, t.self_cycles,
+            t.faults) == (1, 1, 3, 2500, 900, 1)
     tick = d.overheads["tick"]
     # Sorted 100, 200, 300: p50 = sorted[1], p99 = sorted[(3-1)*99//100=1].
     assert (tick.n, tick.p50_ns, tick.p99_ns, tick.max_ns) == \

@@ -64,7 +64,9 @@ def runs_from(text):
     out = []
     for d in dumps:
         per_cpu = d.per_cpu()
-        out.append(Run(d, derive(d.params, per_cpu), jobs(d.params, per_cpu)))
+        budget = {i: t.e for i, t in d.tasks.items() if t.e}
+        out.append(Run(d, derive(d.params, per_cpu, budget),
+                       jobs(d.params, per_cpu, budget)))
     return out, loose
 
 
@@ -132,9 +134,9 @@ def report(run, pictures):
         lines += [f"- line {n}: {text}" for n, text in run.dump.problems]
         lines.append("")
     lines += ["## Tasks", "", table(
-        ["task", "jobs", "misses", "max tardiness (us)", "ran (us)",
+        ["task", "jobs", "short", "misses", "max tardiness (us)", "ran (us)",
          "self (us)", "faults"],
-        [[run.name(i), t.jobs, t.misses, us(t.max_tardiness, khz),
+        [[run.name(i), t.jobs, t.short, t.misses, us(t.max_tardiness, khz),
           us(t.ran, khz), us(t.self_cycles, khz), t.faults]
          for i, t in enumerate(d.tasks)]), ""]
     lines += ["## Overheads", "", table(

@@ -83,6 +83,7 @@ class Sample:
 @dataclasses.dataclass
 class TaskStats:
     jobs: int = 0
+    short: int = 0
     misses: int = 0
     faults: int = 0
     max_tardiness: int = 0   # cycles
@@ -173,6 +174,52 @@ def slot_task(ivs, starts, stops, b0, b1):
     return max(ran, key=lambda w: (ran[w], order[w]))
 
 
+def job_runs(p, per_cpu):
+    """[(task, job, time, flags, cycles)], one per completion record, by
+    task and job: how long the task's thread ran (its intervals, as for
+    ran_us) between the previous completion record of the task (the epoch
+    for the first) and this one's time."""
+    ran_in, done = {}, {}
+    for raw in per_cpu:
+        recs = usable(p, raw)
+        for start, stop, who, _ in intervals(p, recs):
+            if who is not None and start is not None and stop > start:
+                ran_in.setdefault(who, []).append((start, stop))
+        for r in recs:
+            if r.event == CODE["completion"] and r.task < p.ntasks:
+                done.setdefault(r.task, []).append((r.job, r.arg, r.flags))
+    out = []
+    for task in sorted(done):
+        ivs = sorted(ran_in.get(task, []))
+        lo, i = p.t0, 0
+        for job, hi, flags in sorted(done[task]):
+            while i < len(ivs) and ivs[i][1] <= lo:
+                i += 1
+            ran, j = 0, i
+            while j < len(ivs) and ivs[j][0] < hi:
+                ran += max(0, min(ivs[j][1], hi) - max(ivs[j][0], lo))
+                j += 1
+            out.append((task, job, hi, flags, ran))
+            lo = max(lo, hi)
+    return out
+
+
+# A budget job is short below SHORT_NUM / SHORT_DEN of its allocation.
+SHORT_NUM, SHORT_DEN = 3, 4
+
+
+def allocation(p, e):
+    """A job's budget of e quanta, in cycles."""
+    return e * p.quantum_us * p.tsc_khz // 1000
+
+
+def is_short(p, e, flags, ran):
+    """A job its budget ended whose thread ran less than three quarters
+    of that budget: the plugin counted quanta the thread did not get."""
+    return flags == DONE_BUDGET and e > 0 and \
+        ran * SHORT_DEN < allocation(p, e) * SHORT_NUM
+
+
 @dataclasses.dataclass
 class Derived:
     schedule: list            # [slot][cpu] -> task index or None
@@ -183,8 +230,9 @@ class Derived:
     hourglass: list           # per CPU: (Summary of gaps, got cycles)
 
 
-def derive(p, per_cpu):
-    """per_cpu[k]: CPU k's records in seq order (gaps allowed)."""
+def derive(p, per_cpu, budget=None):
+    """per_cpu[k]: CPU k's records in seq order (gaps allowed); budget:
+    {task: e quanta}, for the short jobs (none without it)."""
     tasks = [TaskStats() for _ in range(p.ntasks)]
     schedule = [[None] * p.cpus for _ in range(p.slots)]
     samples, gaps, got = [], [], []
@@ -221,6 +269,10 @@ def derive(p, per_cpu):
         for t in range(p.slots):
             schedule[t][k] = slot_task(ivs, starts, stops, boundary(p, k, t),
                                        boundary(p, k, t + 1))
+    for task, _, _, flags, ran in job_runs(p, per_cpu) if budget else []:
+        if is_short(p, budget.get(task, 0), flags, ran):
+            tasks[task].short += 1
+            tasks[task].jobs -= 1
     overheads = {kind: summarise([s for s in samples if s.kind == kind],
                                  p.tsc_khz) for kind in OVERHEAD_KINDS}
     hourglass = [(summarise(g, p.tsc_khz), c) for g, c in zip(gaps, got)]
@@ -243,8 +295,9 @@ def result_lines(p, d):
 
 
 def task_keys(p, t):
-    """jobs= misses= max_tardiness_us= ran_us= self_us= faults=."""
+    """jobs= short= misses= max_tardiness_us= ran_us= self_us= faults=."""
     khz = p.tsc_khz
-    return (f"jobs={t.jobs} misses={t.misses} max_tardiness_us="
-            f"{us(t.max_tardiness, khz)} ran_us={us(t.ran, khz)} "
-            f"self_us={us(t.self_cycles, khz)} faults={t.faults}")
+    return (f"jobs={t.jobs} short={t.short} misses={t.misses} "
+            f"max_tardiness_us={us(t.max_tardiness, khz)} "
+            f"ran_us={us(t.ran, khz)} self_us={us(t.self_cycles, khz)} "
+            f"faults={t.faults}")

@@ -2,7 +2,7 @@
 first start, completion, response time and tardiness of every job."""
 import dataclasses
 
-from .derive import ns, usable
+from .derive import allocation, is_short, job_runs, ns, usable
 from .records import CODE, DONE_BUDGET, DONE_DROPPED, DONE_SLEEP, NO_TASK
 
 OUTCOME = {DONE_BUDGET: "budget", DONE_SLEEP: "sleep",
@@ -19,6 +19,8 @@ class Job:
     outcome: str = ""
     misses: int = 0           # deadline_miss records + a dropped completion
     tardiness: int = 0        # cycles, the largest deadline_miss
+    ran: int = None           # cycles its thread ran (derive.job_runs)
+    budget: int = None        # cycles of its e quanta (periodic tasks)
 
     def deadline(self, p, d_quanta):
         if self.release is None or d_quanta is None:
@@ -26,10 +28,15 @@ class Job:
         return self.release + d_quanta * p.quantum_us * p.tsc_khz // 1000
 
 
-def jobs(p, per_cpu):
+def jobs(p, per_cpu, budget=None):
     """Job rows sorted by task and job; the same usable records as the
-    derived numbers, so their misses add up to RESULT task's."""
+    derived numbers, so their misses add up to RESULT task's. budget:
+    {task: e quanta}; a job its budget ended whose thread ran less than
+    three quarters of it is `short`, not `budget`."""
     out = {}
+    runs = {(task, job, at, flags): ran
+            for task, job, at, flags, ran in job_runs(p, per_cpu)}
+    budget = budget or {}
 
     def job(r):
         return out.setdefault((r.task, r.job), Job(r.task, r.job))
@@ -47,6 +54,12 @@ def jobs(p, per_cpu):
                 j = job(r)
                 j.completion = r.arg
                 j.outcome = OUTCOME[r.flags]
+                j.ran = runs[(r.task, r.job, r.arg, r.flags)]
+                e = budget.get(r.task, 0)
+                if e:
+                    j.budget = allocation(p, e)
+                if is_short(p, e, r.flags, j.ran):
+                    j.outcome = "short"
                 j.misses += r.flags == DONE_DROPPED
             elif r.event == CODE["deadline_miss"]:
                 j = job(r)
@@ -57,7 +70,7 @@ def jobs(p, per_cpu):
 
 HEADER = ["task", "job", "release_ns", "deadline_ns", "start_ns",
           "completion_ns", "response_ns", "tardiness_ns", "misses",
-          "outcome"]
+          "outcome", "ran_ns", "budget_ns"]
 
 
 def rows(p, job_list, names, d_of):
@@ -76,4 +89,6 @@ def rows(p, job_list, names, d_of):
                     and j.completion >= j.release else "")
         yield [names(j.task), j.job, rel(j.release), rel(dl), rel(j.start),
                rel(j.completion), response, ns(j.tardiness, p.tsc_khz),
-               j.misses, j.outcome]
+               j.misses, j.outcome,
+               "" if j.ran is None else ns(j.ran, p.tsc_khz),
+               "" if j.budget is None else ns(j.budget, p.tsc_khz)]
