@@ -49,6 +49,7 @@ static void __attribute__((noreturn)) finish(int pass, const char *reason)
 		kprintf("RESULT exit status=pass\n");
 	else
 		kprintf("RESULT exit status=fail reason=%s\n", reason);
+	panic_tell_debugger_exit(pass ? 0 : 1);
 	power_exit(pass);
 }
 

@@ -598,6 +598,16 @@ void gdb_rsp_stopped(struct gdb_rsp *r, const struct gdb_rsp_stop *s,
 		send_stop(r);
 }
 
+void gdb_rsp_exited(struct gdb_rsp *r, uint8_t status)
+{
+	if (!r->packets)
+		return;
+	out_reset(r);
+	out_char(r, 'W');
+	out_hex_byte(r, status);
+	send_reply(r);
+}
+
 /* ---------------------------------------------------------- q packets */
 
 static bool starts(const char *p, const char *end, const char *prefix,

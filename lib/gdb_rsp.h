@@ -163,6 +163,13 @@ enum gdb_rsp_event gdb_rsp_input(struct gdb_rsp *r, uint8_t c);
 void gdb_rsp_stopped(struct gdb_rsp *r, const struct gdb_rsp_stop *s,
 		     bool tell);
 
+/*
+ * The target has exited with status (a W packet): GDB waiting after a
+ * resume says the program exited with that code. Sent only once GDB has
+ * spoken to the layer (a target never attached to sends nothing).
+ */
+void gdb_rsp_exited(struct gdb_rsp *r, uint8_t status);
+
 /* The target description's register count (regno runs below it). */
 unsigned gdb_rsp_nregs(const struct gdb_rsp_arch *a);
 /* Register regno's description, or NULL. */

@@ -5,7 +5,7 @@
  * to GDB on stdout; at the end of the input one JSON line on stderr with
  * the layer's counters and what the target saw.
  *
- *   gdb_rsp_fake [--threads N] [--dead T]
+ *   gdb_rsp_fake [--threads N] [--dead T] [--exit CODE]
  *
  * The fake target (tests/host/gdb_rsp_ref.py models the same one):
  *  - threads 1..N (default 4), thread T absent when --dead T;
@@ -20,7 +20,8 @@
  *    on the lowest running thread), else at the first watchpoint in
  *    (Z number, address) order (watch, rwatch or awatch; a watched write
  *    adds one to the byte at its address), else runs until Ctrl-C
- *    (SIGINT) or the end.
+ *    (SIGINT) or the end -- or, with --exit CODE, exits with CODE at once
+ *    (a W packet) and hears nothing more.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,6 +39,7 @@
 #define HW_SLOTS 4
 
 static unsigned nthreads = 4;
+static int exit_code = -1;      /* --exit: a free run ends the program */
 static unsigned dead;
 static uint8_t regs[GDB_RSP_MAX_THREADS + 1][GDB_AMD64_NREGS][16];
 static uint8_t rw_mem[RW_SIZE], ro_mem[RO_SIZE];
@@ -279,9 +281,19 @@ int main(int argc, char **argv)
 			nthreads = number(argv[++i], "--threads");
 		} else if (!strcmp(argv[i], "--dead") && i + 1 < argc) {
 			dead = number(argv[++i], "--dead");
+		} else if (!strcmp(argv[i], "--exit") && i + 1 < argc) {
+			char *end;
+			const char *s = argv[++i];
+			unsigned long v = strtoul(s, &end, 10);
+			if (*s == 0 || *end || v > 255) {
+				fprintf(stderr, "gdb_rsp_fake: --exit wants a code "
+					"from 0 to 255, not '%s'\n", s);
+				return 2;
+			}
+			exit_code = (int)v;
 		} else {
 			fprintf(stderr, "usage: gdb_rsp_fake [--threads N] "
-				"[--dead T]\n");
+				"[--dead T] [--exit CODE]\n");
 			return 2;
 		}
 	}
@@ -309,6 +321,11 @@ int main(int argc, char **argv)
 		if (ev == GDB_RSP_RESUME) {
 			events[0]++;
 			running = !run(&r);
+			if (running && exit_code >= 0) {
+				gdb_rsp_exited(&r, (uint8_t)exit_code);
+				fflush(stdout);
+				break;
+			}
 		} else if (ev == GDB_RSP_DETACH) {
 			events[2]++;
 			npoints = 0;

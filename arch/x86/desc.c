@@ -46,6 +46,7 @@ void desc_init_idt(void)
 		 IST_DOUBLE_FAULT);
 	set_gate(VEC_MACHINE_CHECK, isr_stub_table[VEC_MACHINE_CHECK],
 		 IST_MACHINE_CHECK);
+	set_gate(VEC_DEBUG, isr_stub_table[VEC_DEBUG], IST_DEBUG);
 }
 
 void desc_load_cpu(struct gdt *gdt, struct tss *tss, uint8_t *ist_stacks,
@@ -53,6 +54,8 @@ void desc_load_cpu(struct gdt *gdt, struct tss *tss, uint8_t *ist_stacks,
 {
 	for (int i = 0; i < 3; i++)
 		tss->ist[i] = (uint64_t)(ist_stacks + (uint64_t)(i + 1) * ist_size);
+	tss->ist[IST_DEBUG - 1] = (uint64_t)(ist_stacks + (uint64_t)(3 +
+					     IST_DEBUG_LEVELS) * ist_size);
 	tss->iomap_base = sizeof *tss;
 	uint64_t base = (uint64_t)tss, limit = sizeof *tss - 1;
 	gdt->entry[0] = 0;

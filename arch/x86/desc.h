@@ -18,10 +18,16 @@
 #define GDT_USER_CODE (0x28 | 3)
 #define GDT_TSS 0x30
 
-/* Interrupt stack table slots (SDM vol. 3, 6.14.5). */
+/* Interrupt stack table slots (SDM vol. 3, 6.14.5): every exception that
+ * may come while the stack pointer is not the kernel's -- ring 3's, left
+ * by SYSCALL until the entry's third instruction (arch/x86/syscall.asm) --
+ * or not usable gets a stack of its own. */
 #define IST_NMI 1
 #define IST_DOUBLE_FAULT 2
 #define IST_MACHINE_CHECK 3
+#define IST_DEBUG 4
+/* #DB's stack holds this many nested #DBs (arch/x86/isr.asm). */
+#define IST_DEBUG_LEVELS 2
 
 /* SDM vol. 3, 8.7: the 64-bit TSS. */
 struct tss {
@@ -41,7 +47,8 @@ struct gdt {
 };
 
 /* Loads a GDT and TSS built in gdt/tss, with IST stacks from ist_stacks
- * (3 stacks of ist_size bytes), then the shared IDT. */
+ * (3 + IST_DEBUG_LEVELS stacks of ist_size bytes: NMI, #DF, #MC, then #DB
+ * with room for its nesting), then the shared IDT. */
 void desc_load_cpu(struct gdt *gdt, struct tss *tss, uint8_t *ist_stacks,
 		   unsigned ist_size);
 

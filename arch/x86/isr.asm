@@ -21,10 +21,12 @@ isr_stub_%1:
 	jmp isr_common
 %endmacro
 
-; Vectors 8, 10-14, 17, 21, 29, 30 push an error code (SDM vol. 3, 6.15).
+; Vectors 8, 10-14, 17, 21, 29, 30 push an error code (SDM vol. 3, 6.15);
+; #DB (1) has an entry of its own below.
 %assign v 0
 %rep 256
-%if v == 8 || (v >= 10 && v <= 14) || v == 17 || v == 21 || v == 29 || v == 30
+%if v == 1
+%elif v == 8 || (v >= 10 && v <= 14) || v == 17 || v == 21 || v == 29 || v == 30
 	STUB_ERR v
 %else
 	STUB_NOERR v
@@ -37,6 +39,47 @@ FRAME_VECTOR    equ 120
 FRAME_CS        equ 144
 MSR_GS_BASE     equ 0xc0000101
 RFLAGS_AC       equ 1 << 18
+; struct percpu (arch/x86/percpu.h, checked there by _Static_assert): the
+; running task's kernel stack top, and #DB's IST slot in the TSS.
+PERCPU_SYSCALL_RSP0  equ 8
+PERCPU_TSS_IST_DEBUG equ 172
+DEBUG_IST_NEST       equ 8192           ; IST_STACK_SIZE
+
+; #DB comes on a stack of its own (IST_DEBUG, arch/x86/desc.c): it may come
+; at the SYSCALL entry's first instruction, before the entry has a stack
+; (a hardware breakpoint there, or the trap of a task's TF after SYSCALL),
+; with ring 3's rsp still loaded -- any value a task likes. From ring 3,
+; where the CPU would have used the task's kernel stack, the frame moves
+; there: the handler may kill the task and switch away, which must leave
+; nothing behind on the shared stack. From ring 0 it stays, and isr_common
+; moves the IST slot down while the handler runs, so that a #DB inside it
+; (the GDB stub reading a watched variable) gets a stack of its own.
+isr_stub_1:
+	test qword [rsp + 8], 3             ; the interrupted CS
+	jz .stay
+	swapgs                              ; the kernel's GS, for rsp0
+	push rax
+	push rcx
+	mov rax, [gs:PERCPU_SYSCALL_RSP0]
+	mov rcx, [rsp + 48]                 ; ss
+	mov [rax - 8], rcx
+	mov rcx, [rsp + 40]                 ; rsp
+	mov [rax - 16], rcx
+	mov rcx, [rsp + 32]                 ; rflags
+	mov [rax - 24], rcx
+	mov rcx, [rsp + 24]                 ; cs
+	mov [rax - 32], rcx
+	mov rcx, [rsp + 16]                 ; rip
+	mov [rax - 40], rcx
+	pop rcx
+	sub rax, 40
+	xchg rax, [rsp]                     ; rax back, the new rsp in its place
+	mov rsp, [rsp]
+	swapgs                              ; as it came: isr_common swaps
+.stay:
+	push 0
+	push 1
+	jmp isr_common
 
 ; GS base holds the kernel's per-CPU record in ring 0 and the task's value in
 ; ring 3; SWAPGS exchanges it with IA32_KERNEL_GS_BASE (SDM vol. 2B,
@@ -91,6 +134,16 @@ isr_common:
 	swapgs
 	mov r12d, 1
 .dispatch:
+	; A #DB from ring 0 runs on its IST stack: the next one goes below it
+	; until this one returns (r13 = 1: moved). GS is the kernel's here.
+	xor r13d, r13d
+	cmp qword [rsp + FRAME_VECTOR], 1
+	jne .call
+	test qword [rsp + FRAME_CS], 3
+	jnz .call
+	sub qword [gs:PERCPU_TSS_IST_DEBUG], DEBUG_IST_NEST
+	mov r13d, 1
+.call:
 	mov rdi, rsp
 	; The ABI wants a 16-byte aligned stack at the call.
 	mov rbx, rsp
@@ -98,6 +151,9 @@ isr_common:
 	cld
 	call trap_dispatch
 	mov rsp, rbx
+	test r13d, r13d
+	jz trap_return
+	add qword [gs:PERCPU_TSS_IST_DEBUG], DEBUG_IST_NEST
 ; The way back, also taken by a task's first entry into ring 3
 ; (kernel/task/task.c): rsp at a struct trap_frame, r12 = 1 to swap GS.
 global trap_return

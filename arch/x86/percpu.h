@@ -21,8 +21,9 @@
 #define MAX_CPUS 256
 #define KSTACK_SIZE 16384
 #define IST_STACK_SIZE 8192
-/* One CPU's interrupt stacks: IST_NMI, IST_DOUBLE_FAULT, IST_MACHINE_CHECK. */
-#define PERCPU_IST_BYTES (3 * IST_STACK_SIZE)
+/* One CPU's interrupt stacks: IST_NMI, IST_DOUBLE_FAULT, IST_MACHINE_CHECK,
+ * and IST_DEBUG's IST_DEBUG_LEVELS. */
+#define PERCPU_IST_BYTES ((3 + IST_DEBUG_LEVELS) * IST_STACK_SIZE)
 
 enum cpu_state {
 	CPU_ABSENT,     /* no such CPU, or not started */
@@ -53,6 +54,11 @@ struct percpu {
 _Static_assert(__builtin_offsetof(struct percpu, syscall_rsp0) == 8 &&
 	       __builtin_offsetof(struct percpu, syscall_user_rsp) == 16,
 	       "arch/x86/syscall.asm's offsets");
+/* arch/x86/isr.asm moves #DB's stack in the TSS (PERCPU_TSS_IST_DEBUG) by
+ * IST_STACK_SIZE (DEBUG_IST_NEST) while a #DB from ring 0 is handled. */
+_Static_assert(__builtin_offsetof(struct percpu, tss) +
+	       __builtin_offsetof(struct tss, ist) + 8 * (IST_DEBUG - 1) == 172 &&
+	       IST_STACK_SIZE == 8192, "arch/x86/isr.asm's offsets");
 
 extern struct percpu *volatile percpu;  /* cpu_count records */
 extern volatile unsigned cpu_count;

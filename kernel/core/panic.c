@@ -75,10 +75,17 @@ static void stop_other_cpus(void)
 		;
 }
 
+void panic_tell_debugger_exit(unsigned status)
+{
+	if (debugger && debugger->exited)
+		debugger->exited(status);
+}
+
 static void __attribute__((noreturn)) finish(const char *reason)
 {
 	stop_other_cpus();
 	kprintf("RESULT exit status=fail reason=%s\n", reason);
+	panic_tell_debugger_exit(1);
 	power_exit(0);
 }
 

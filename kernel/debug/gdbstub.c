@@ -881,6 +881,15 @@ static void gdbstub_panic(const struct trap_frame *f)
 	stop(&copy, STOP_PANIC, &why);
 }
 
+/* The run is over: a GDB that attached hears the exit status (W), so
+ * that it says the program exited rather than that the connection
+ * closed. */
+static void gdbstub_exited(unsigned status)
+{
+	if (ready)
+		gdb_rsp_exited(&rsp, (uint8_t)status);
+}
+
 void gdbstub_init(void)
 {
 	if (options.gdb == GDB_OFF)
@@ -903,7 +912,8 @@ void gdbstub_init(void)
 	trap_set_handler(VEC_BREAKPOINT, on_breakpoint);
 	ready = 1;
 	static const struct panic_debugger debugger = { gdbstub_panic,
-							gdbstub_nmi };
+							gdbstub_nmi,
+							gdbstub_exited };
 	panic_set_debugger(&debugger);
 	qclock_set_poll(gdbstub_poll);
 	kprintf("gdb: stub on COM2 (%#x) at 115200 baud, CPUs 0-%u as threads "

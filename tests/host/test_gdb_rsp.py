@@ -339,3 +339,25 @@ def test_the_fake_names_bad_arguments(args):
                           capture_output=True, text=True, timeout=30)
     assert proc.returncode == 2
     assert "gdb_rsp_fake:" in proc.stderr or "usage:" in proc.stderr
+
+
+@pytest.mark.parametrize("code", [0, 1])
+def test_gdb_hears_that_the_target_exited(tmp_path, code):
+    """A target that ends while GDB waits on a continue sends W and its
+    status (gdb_rsp_exited): GDB says the program exited, with the code,
+    rather than that the remote connection closed; a target nobody
+    attached to sends nothing."""
+    script = tmp_path / "s.gdb"
+    script.write_text(f"""\
+set pagination off
+set confirm off
+target remote | {host_tool("gdb_rsp_fake")} --exit {code}
+continue
+""")
+    proc = subprocess.run(["gdb", "-nx", "-batch", "-x", str(script)],
+                          capture_output=True, text=True, timeout=120)
+    out = proc.stdout + proc.stderr
+    want = "exited normally" if code == 0 else f"exited with code 0{code}"
+    assert f"[Inferior 1 (Remote target) {want}]" in out, out
+    assert "Remote connection closed" not in out, out
+    assert decode(run_fake(b"c", "--exit", str(code))) == []
