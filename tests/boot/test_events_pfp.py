@@ -3,7 +3,9 @@ one-shot timers at the plugin's next_call(), jobs ended by the CPU time
 their threads had, aperiodic arrivals on timers. The executed schedule is
 the simulator's (schedsim, sched/evsim.c): the same (cpu, task) segments
 in the same order, the same job completions and per-server counts, each
-instant within the tolerance derived below.
+instant within the tolerance derived below -- and the instants the CPUs'
+timers are armed for, which no lag touches, exactly (the trace's `timer`
+records, test_trace_of_an_event_run_decodes).
 
 Tolerance. The simulator's machine reacts at the very instant; the kernel
 at each event pays a timer interrupt that comes late (RESULT sched
@@ -27,11 +29,16 @@ a preemption just before it, a different (and equally correct) schedule.
 import csv
 import json
 import subprocess
+import sys
 
 import pytest
 
 from conftest import host_tool
 from harness import ROOT, parse_event_schedule as parse, qemu
+
+sys.path.insert(0, str(ROOT / "tools"))
+from rtktrace.decode import runs_from  # noqa: E402
+from rtktrace.records import CODE  # noqa: E402
 
 ICOUNT = "shift=3,sleep=off"
 LAG_US = 50
@@ -82,6 +89,15 @@ server P kind=polling budget=1000 period=2500 prio=1 cpu=1
 task T1 e=3 p=10 prio=2 cpu=1
 arrivals S rate_hz=400 cost_us=310 seed=7
 arrivals P rate_hz=300 cost_us=270 seed=3
+"""
+
+# CPU 0 overloaded (1/3 + 4/5): every job of B is late, by one more
+# quantum each time; none of B's completions falls on one of A's releases,
+# and in 35 slots no job ends at the run's end.
+OVERLOAD = """\
+task A e=1 p=3 prio=1 cpu=0
+task B e=4 p=5 phase=2 prio=2 cpu=0
+task C e=1 p=3 prio=1 cpu=1
 """
 
 SERVER_COUNTS = ("arrivals", "jobs", "queued", "exhaustions", "replenishments",
@@ -165,6 +181,22 @@ def run_both(iso_with, tmp_path, text, cpus, slots, words=""):
     return boot, sim
 
 
+def armed_us(run):
+    """{cpu: the microseconds since T0 its one-shot timer was armed for},
+    from a decoded trace's `timer` records (their arg, a TSC time on the
+    grid)."""
+    p = run.params
+    out = {}
+    for k, recs in enumerate(run.dump.per_cpu()):
+        out[k] = set()
+        for r in recs:
+            if r.event == CODE["timer"]:
+                us, rest = divmod((r.arg - p.t0) * 1000, p.tsc_khz)
+                assert rest == 0, r
+                out[k].add(us)
+    return out
+
+
 def arrival_cpu(words, cpus):
     """The CPU whose running task pays for the arrivals' handling."""
     if "arrivals=irq" in words:
@@ -193,6 +225,21 @@ def test_periodic_tasks_run_the_simulators_schedule(iso_with, tmp_path):
         # The thread had at least the work of its completed jobs.
         e = int(PERIODIC.split(f"task {name} e=")[1].split()[0])
         assert int(jobs[name]["ran_us"]) >= st["jobs"] * e * 1000
+
+
+def test_an_overloaded_set_misses_what_the_simulator_misses(iso_with,
+                                                           tmp_path):
+    """RESULT sched misses= is the plugin's count of missed deadlines --
+    here the simulator's 5, all B's -- and not boundary_missed=, the timer
+    wakes that came after the microsecond they were armed for had passed
+    (a dozen here: the CPUs are busy): two numbers that are easy to swap,
+    and no other set misses a deadline."""
+    boot, sim = run_both(iso_with, tmp_path, OVERLOAD, 2, 35)
+    r = boot.result("sched")
+    assert sim[3]["misses"] == 5
+    assert r["misses"] == "5" and r["boundary_missed"] != "5", r
+    tasks = {t["name"]: t for t in boot.results("task")}
+    assert [tasks[n]["misses"] for n in "ABC"] == ["0", "5", "0"], tasks
 
 
 def test_servers_run_the_simulators_schedule(iso_with, tmp_path):
@@ -375,6 +422,24 @@ def test_trace_of_an_event_run_decodes(iso_with, tmp_path):
                 done[row["task"]] = done.get(row["task"], 0) + 1
     for t in boot.results("task") + boot.results("server"):
         assert done.get(t["name"], 0) == int(t["jobs"]), t["name"]
+    # Under virtual time the instants the timers are armed for are exact
+    # (the `timer` records' arg, on the microsecond grid): each periodic
+    # task's releases on its CPU, and on CPU 0 every scripted arrival, are
+    # among them to the microsecond -- whatever the lag of the interrupts
+    # and of the decisions that follow, which the tolerance above covers.
+    (run,), _ = runs_from(boot.serial)
+    armed = armed_us(run)
+    end_us = 12 * 1000
+    for line in SERVERS.splitlines():
+        w = line.split()
+        kv = dict(x.split("=", 1) for x in w[2:] if "=" in x)
+        if w[0] == "task":
+            want = set(range(int(kv.get("phase", 0)) * 1000, end_us,
+                             int(kv["p"]) * 1000))
+            assert want <= armed[int(kv["cpu"])], (line, sorted(
+                want - armed[int(kv["cpu"])]))
+        elif w[0] == "at" and int(w[1]) < end_us:
+            assert int(w[1]) in armed[0], line
     win = subprocess.run([rtk_trace, "window", str(log), "--tasks",
                           str(tasks)], capture_output=True, text=True,
                          timeout=300)
