@@ -21,7 +21,7 @@
  *    (Z number, address) order (watch, rwatch or awatch; a watched write
  *    adds one to the byte at its address), else runs until Ctrl-C
  *    (SIGINT) or the end -- or, with --exit CODE, exits with CODE at once
- *    (a W packet) and hears nothing more.
+ *    (a W packet) and takes no more packets.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -302,9 +302,11 @@ int main(int argc, char **argv)
 	t.nthreads = nthreads;
 	static struct gdb_rsp r;
 	gdb_rsp_init(&r, &t);
-	bool running = false;
+	bool running = false, exited = false;
 	int c;
 	while ((c = getchar()) != EOF) {
+		if (exited)
+			continue;       /* GDB's ack of W, and its goodbye */
 		if (running) {
 			/* While it runs, only Ctrl-C is heard. */
 			if (c == GDB_RSP_INTERRUPT) {
@@ -323,8 +325,7 @@ int main(int argc, char **argv)
 			running = !run(&r);
 			if (running && exit_code >= 0) {
 				gdb_rsp_exited(&r, (uint8_t)exit_code);
-				fflush(stdout);
-				break;
+				exited = true;
 			}
 		} else if (ev == GDB_RSP_DETACH) {
 			events[2]++;

@@ -881,13 +881,21 @@ static void gdbstub_panic(const struct trap_frame *f)
 	stop(&copy, STOP_PANIC, &why);
 }
 
+/* How long the stub waits for GDB's acknowledgement of W before the
+ * machine powers off (which closes the connection under GDB's feet). */
+#define EXIT_ACK_US 200000
+
 /* The run is over: a GDB that attached hears the exit status (W), so
  * that it says the program exited rather than that the connection
  * closed. */
 static void gdbstub_exited(unsigned status)
 {
-	if (ready)
-		gdb_rsp_exited(&rsp, (uint8_t)status);
+	if (!ready || !rsp.packets)
+		return;
+	gdb_rsp_exited(&rsp, (uint8_t)status);
+	uint64_t until = rdtsc() + tsc_from_us(EXIT_ACK_US);
+	while (rdtsc() < until && uart_get(STUB_PORT) != '+')
+		cpu_relax();
 }
 
 void gdbstub_init(void)
