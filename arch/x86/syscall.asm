@@ -5,6 +5,15 @@
 ; stack from the per-CPU record, saves the registers as a struct trap_frame
 ; (arch/x86/trap.h) so the kernel sees a task the same way whether it
 ; trapped or called, and calls the handler the kernel installed.
+;
+; Until its third instruction has loaded the kernel's stack, the entry
+; runs on ring 3's rsp, which the task chose: nothing before it may touch
+; the stack.
+; IA32_FMASK keeps maskable interrupts out; what can still come -- #DB (a
+; hardware breakpoint on the entry, or the trap of a TF the task set
+; before SYSCALL), NMI, #MC, #DF -- comes on a stack of its own (IST,
+; arch/x86/desc.c), and arch/x86/isr.asm decides by the GS base, not by
+; CS, whether SWAPGS has happened yet.
 
 section .text
 bits 64
