@@ -249,7 +249,7 @@ def section(rows, plan, sim):
                   for r in rows]
     return Section(
         title="Staggered Pfair: bus contention, aligned against staggered",
-        paper="staggered Pfair (Holman & Anderson, 000) Sec. 5.1",
+        paper="staggered Pfair (Holman and Anderson, 2004) Sec. 5.1",
         figure="Fig. 9(a) (Fig. 2's bus-load picture)",
         measured="a model, not a measurement: bus cycles each task loses "
                  "waiting for the bus while reloading its working set at "

@@ -171,7 +171,7 @@ def section(rows, boots, plan):
     return Section(
         title="Staggered Pfair: bus contention in the kernel "
               "(writers, aligned against staggered)",
-        paper="staggered Pfair (Holman & Anderson, 000) Sec. 5.1",
+        paper="staggered Pfair (Holman and Anderson, 2004) Sec. 5.1",
         figure="Figs. 9(a) and 10 (linear access)",
         measured="per scheduler (pd2 aligned, spd2 staggered), M and WSS, "
                  "2M writer tasks of weight 1/2: the mean TSC "

@@ -1,5 +1,5 @@
-"""Global EDF heap paper (003) Sec. 6.3, Figs. 8-11, in the kernel: the
-push decision, enqueue and pull costs against M for the three push
+"""The global EDF paper (Lelli et al., 2011) Sec. 6.3, Figs. 8-11, in the
+kernel: the push decision, enqueue and pull costs against M for the three push
 structures the kernel can select (edf_cpudl=0 heap, 1 free mask, 2 the
 original linear scan), measured under load by the kernel's EDF engine with
 optime=on (the engine reads the TSC around each operation, under the
@@ -124,7 +124,7 @@ def run(mode, outdir):
           "paper.")
     return Section(
         title="Global EDF: push and pull cost in the kernel",
-        paper="global EDF heap (Lelli et al., 003) Sec. 6.3",
+        paper="global EDF heap (Lelli et al., 2011) Sec. 6.3",
         figure="Figs. 8-11",
         measured="gedf in the kernel with optime=on and edf_cpudl=0/1/2 "
                  "(heap, free mask, linear scan): mean TSC cycles per push "

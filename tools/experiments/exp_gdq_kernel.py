@@ -1,6 +1,7 @@
-"""GDQ (001) Sec. 4, Fig. 3: the scheduling decision's cost against the
-number of tasks, in the kernel -- and the context switch's -- from its
-trace (RESULT overhead sched and cxs), under -icount.
+"""GDQ (Caprita, Nieh and Stein, 2006) Sec. 4, Fig. 3: the scheduling
+decision's cost against the number of tasks, in the kernel -- and the
+context switch's -- from its trace (RESULT overhead sched and cxs), under
+-icount.
 
 The sets are tools/bench/bench_overheads.py's task_set (N tasks of one
 quantum, U <= M/2; GDQ takes w = e/p); the paper's processes all had the
@@ -66,7 +67,7 @@ def run(mode, outdir):
           "CPUs, so its cost includes M answers.")
     return Section(
         title="GDQ: decision and context-switch cost in the kernel",
-        paper="GDQ (Caprita, Nieh & Stein, 001) Sec. 4.2",
+        paper="GDQ (Caprita, Nieh and Stein, 2006) Sec. 4.2",
         figure="Fig. 3",
         measured="the kernel's trace under sched=gdq: p50, p99 and max of "
                  "the decision (sched) and the context switch (cxs), in TSC "

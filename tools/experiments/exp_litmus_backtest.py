@@ -112,7 +112,7 @@ def run(mode, outdir):
         + f"{len(rows)} runs of {plan['slots']} quanta each.")
     return Section(
         title="LITMUS^RT: BACKTEST average task completion",
-        paper="LITMUS^RT (Calandrino et al., 004) Sec. 4.3",
+        paper="LITMUS^RT (Calandrino et al., 2006) Sec. 4.3",
         figure="Fig. 12",
         measured="the paper's Sets (A), (B), (C) on M = 4 as work=backtest "
                  "tasks, each plugin; per task the mean response of its "

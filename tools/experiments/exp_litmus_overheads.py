@@ -158,7 +158,7 @@ def run(mode, outdir):
         + f"{len(boots)} boots in all.")
     return Section(
         title="LITMUS^RT: overheads from the kernel's trace",
-        paper="LITMUS^RT (Calandrino et al., 004) Sec. 4.1",
+        paper="LITMUS^RT (Calandrino et al., 2006) Sec. 4.1",
         figure="Figs. 4(a)-(c) and 5",
         measured=f"per plugin and N on M = {m}: the median (p50) of the "
                  "trace's sched, cxs, tick and release durations (RESULT "

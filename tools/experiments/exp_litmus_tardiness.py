@@ -168,7 +168,7 @@ def run(mode, outdir):
           "overheads are in the run.")
     return Section(
         title="LITMUS^RT: tardiness of G-EDF and NG-EDF",
-        paper="LITMUS^RT (Calandrino et al., 004) Sec. 4.2",
+        paper="LITMUS^RT (Calandrino et al., 2006) Sec. 4.2",
         figure="Fig. 8",
         measured=f"random soft sets on M = {m} near U = M ({plan['sets']} per "
                  "distribution and target), each run by the kernel under "

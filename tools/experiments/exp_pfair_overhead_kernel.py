@@ -144,7 +144,7 @@ def run(mode, outdir):
     return Section(
         title="Staggered Pfair in the kernel: scheduling overhead, warm and "
               "cold cache",
-        paper="staggered Pfair (Holman & Anderson, 000) Sec. 5.3",
+        paper="staggered Pfair (Holman and Anderson, 2004) Sec. 5.3",
         figure="Figs. 11(a) and 11(b)",
         measured="per (N, M): the median TSC cycles of the kernel's `sched` "
                  "span (RESULT overhead) under pd2 -- one per slot, the "
