@@ -1,7 +1,9 @@
 /*
- * kernel/main: the boot sequence (DESIGN.md, "How data flows at boot"):
- * console -> descriptors -> ACPI -> local APIC -> TSC -> APIC timer -> APs
- * -> command line -> the quantum clock on every CPU -> results -> exit.
+ * kernel/main: the boot sequence (docs/design.md, "A boot, in order"):
+ * console -> multiboot2 information -> command line -> ACPI -> local and
+ * I/O APICs -> paging, programs -> TSC -> quantum clock -> APs -> a run
+ * (the interrupt self-check, a scheduler, or the clocks' self-measurement)
+ * -> RESULT exit.
  */
 #include <stdint.h>
 

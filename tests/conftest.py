@@ -54,7 +54,7 @@ def run_schedsim(tasks_text, sched, cpus, slots, tmp_path, *extra, check=True):
 
 
 def parse_schedule(text):
-    """Splits schedule JSON lines (FORMATS.md section 2) into the list of
+    """Splits schedule JSON lines (docs/formats.md) into the list of
     per-slot CPU assignments and the summary object."""
     rows, summary = [], None
     for line in text.splitlines():

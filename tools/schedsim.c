@@ -1,7 +1,7 @@
 /*
  * tools/schedsim: runs a scheduler plugin from sched/ on the host over a
- * task-set file and prints the schedule as JSON lines (FORMATS.md sections 2
- * and 3). The same plugin code runs in the kernel.
+ * task-set file and prints the schedule as JSON lines (docs/formats.md,
+ * "Schedules as JSON lines"; docs/schedulers.md, "The simulator"). The same plugin code runs in the kernel.
  *
  *   schedsim --sched NAME --cpus M --slots T [--seed S]
  *            [--ticks aligned|staggered] [--param NAME=VALUE]...

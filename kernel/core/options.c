@@ -1,4 +1,6 @@
-/* kernel/core/options: the kernel command line (FORMATS.md section 4). */
+/* kernel/core/options: the kernel command line (docs/formats.md, "The
+ * kernel command line", which tests/host/test_docs_formats.py holds to
+ * this file). */
 #include "options.h"
 
 #include "../../arch/x86/percpu.h"

@@ -1,4 +1,5 @@
-/* kernel/core/options: the kernel command line (FORMATS.md section 4). */
+/* kernel/core/options: the kernel command line (docs/formats.md, "The
+ * kernel command line"). */
 #ifndef KERNEL_OPTIONS_H
 #define KERNEL_OPTIONS_H
 

@@ -1,5 +1,6 @@
 """Boots the kernel ISO in QEMU (BIOS or OVMF) or Bochs and reads its serial
-console: the RESULT lines of FORMATS.md section 5 and everything else."""
+console: the RESULT lines (docs/formats.md, "`RESULT` lines") and
+everything else."""
 import dataclasses
 import json
 import os

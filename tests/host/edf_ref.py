@@ -42,7 +42,7 @@ class State:
 
 
 def tasks_text(tasks, events=()):
-    """The task-set file (FORMATS.md section 1) for tasks and `at` events
+    """The task-set file (docs/formats.md) for tasks and `at` events
     given as (time, action, name)."""
     lines = []
     for t in tasks:

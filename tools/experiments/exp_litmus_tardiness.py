@@ -146,7 +146,7 @@ def run(mode, outdir):
         f"Kernel against simulator: the largest difference of any task's "
         f"largest tardiness is {worst_diff:.3f} quanta over {len(rows)} runs "
         + ("(the executed schedule under -icount is the simulator's, as "
-           "FORMATS.md section 7 says of spin tasks; the remainder is the "
+           "it is for spin tasks; the remainder is the "
            "microseconds between a quantum boundary and the completion "
            "record). " if worst_diff < 0.5 else
            "-- more than half a quantum, so the kernel's executed schedule "

@@ -43,7 +43,7 @@ def boot(tasks_text, words, cpus, icount=True, memory="512M", timeout=900,
 
 
 def summary(b):
-    """The scheduler's summary object (FORMATS.md section 2), the last one
+    """The scheduler's summary object (docs/formats.md), the last one
     the boot printed."""
     lines = [l for l in b.serial.splitlines() if l.startswith('{"summary"')]
     if not lines:
@@ -90,8 +90,8 @@ def platform(boots):
 
 
 def schedsim(tasks_text, sched, cpus, slots):
-    """The simulator's schedule for the same set (FORMATS.md sections 2 and
-    3): (the slots' CPU lists, the summary)."""
+    """The simulator's schedule for the same set (docs/formats.md,
+    docs/schedulers.md): (the slots' CPU lists, the summary)."""
     with tempfile.TemporaryDirectory() as tmp:
         f = pathlib.Path(tmp) / "set.tasks"
         f.write_text(tasks_text)

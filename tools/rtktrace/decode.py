@@ -1,5 +1,5 @@
-"""A decoded run and the files it becomes: schedule.jsonl (FORMATS.md
-section 2), jobs.csv, overheads.csv, the pictures and report.md."""
+"""A decoded run and the files it becomes: schedule.jsonl (docs/formats.md,
+"Schedules as JSON lines"), jobs.csv, overheads.csv, the pictures and report.md."""
 import csv
 import dataclasses
 import json
@@ -154,7 +154,7 @@ def report(run, pictures):
         lines += [f"![{name}]({name})" for name in pictures
                   if name.endswith(".png")]
         lines.append("")
-    lines += ["Files: `schedule.jsonl` (FORMATS.md section 2), `jobs.csv` "
+    lines += ["Files: `schedule.jsonl` (the schedule's JSON lines), `jobs.csv` "
               "(one row per job, times in ns from T0), `overheads.csv` (one "
               "row per sample)."]
     return "\n".join(lines) + "\n"
