@@ -1,5 +1,5 @@
 # The build. `make run` boots the ISO in QEMU; `make test` runs every test.
-# FORMATS.md section 6 lists the targets and their variables.
+# README.md lists the targets and their variables.
 
 BUILD   := build
 # V=1 shows the full commands.

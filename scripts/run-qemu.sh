@@ -42,7 +42,7 @@ if grep -q 'TRACE-BEGIN' "$log"; then
 		     "gantt.svg, overhead_hist.png, overhead_cdf.png), tables in" \
 		     "build/run/trace/report.md"
 fi
-# kernel/exit.c writes EXIT_QEMU_PASS (0x10) for a pass; QEMU exits with
+# arch/x86/power.c writes EXIT_QEMU_PASS (0x10) for a pass; QEMU exits with
 # (value << 1) | 1 = 33. Anything else -- a fail, a crash, a reset -- fails.
 if [[ $status == 33 ]]; then
 	exit 0
