@@ -90,7 +90,8 @@ def timing_of(mode, asked=None):
 
 def parse_boot(boot):
     """One boot's numbers (the kernel's RESULT lines and its schedule's
-    segments, docs/schedulers-event-driven.md "Output")."""
+    segments, docs/schedulers-event-driven.md, "The schedule format
+    (microseconds)")."""
     _, _, _, summary = parse_event_schedule(boot.serial.splitlines())
     if "did not fit the" in boot.serial:
         raise SystemExit("bench_servers_qemu: the kernel's schedule was "
