@@ -10,8 +10,9 @@ which Perfetto's UI (ui.perfetto.dev) and chrome://tracing open
   misses, kills and the other moments of its life;
 - process 3, "Overheads": the overhead spans as complete events, one
   thread per CPU and kind ("CPU 0 sched"); spans of one kind that overlap
-  on a CPU (two IPIs in flight) go to a second thread ("CPU 0 ipi #2"),
-  so that no thread's events overlap;
+  on a CPU (several releases at one boundary, two IPIs in flight) go to
+  further threads ("CPU 0 release #2"), so that no thread's events
+  overlap;
 - metadata events (ph M) naming and ordering the processes and threads.
 
 ts and dur are microseconds from the run's time 0, exact to the
