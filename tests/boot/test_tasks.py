@@ -3,6 +3,8 @@ executed schedule -- who really ran in each slot, from the context
 switches -- equals the simulator's, misbehaving programs are killed and
 named while the others keep their deadlines, and the kernel's accounting,
 the tasks' own hourglass and the in-kernel hourglass agree."""
+import csv
+import json
 import re
 import subprocess
 import sys
@@ -13,7 +15,9 @@ from conftest import host_tool, parse_schedule
 from harness import ROOT, qemu
 
 sys.path.insert(0, str(ROOT / "tools"))
+sys.path.insert(0, str(ROOT / "tests" / "host"))
 from rtktrace.decode import check_log  # noqa: E402
+from trace_event_ref import validate  # noqa: E402
 
 # Virtual time: the TSC and the timers follow the instruction count, so the
 # run is the same every time. Busy loops execute PAUSE under TCG
@@ -163,6 +167,32 @@ def test_executed_schedule_equals_simulator(iso_with, tmp_path, sched, cpus,
     # The decoder reads the same records from the dump: its schedule,
     # jobs and overheads are the ones the kernel printed (tools/rtktrace).
     assert check_log(boot.serial) == []
+    # The dump and the simulator's run export valid Perfetto traces with
+    # the same jobs (a job dropped at a wake: when the kernel got to it).
+    (tmp_path / "console.log").write_text(boot.serial)
+    (tmp_path / "sim.jsonl").write_text("\n".join(want) + "\n")
+    kernel = exported_jobs(tmp_path / "k", tmp_path / "console.log")
+    sim = exported_jobs(tmp_path / "s", tmp_path / "sim.jsonl", "--tasks",
+                        tasks)
+    assert kernel == sim
+
+
+def exported_jobs(out, *args):
+    """tools/rtk-trace decode's jobs.csv, less the start times (the
+    kernel's switches take their time), after checking its perfetto.json
+    against the Trace Event Format."""
+    proc = subprocess.run([str(ROOT / "tools" / "rtk-trace"), "decode",
+                           *map(str, args), "--out", str(out),
+                           "--no-pictures"], capture_output=True, text=True,
+                          timeout=120)
+    assert proc.returncode == 0 and " 0 problems" in proc.stdout, \
+        proc.stdout + proc.stderr
+    assert validate(json.loads((out / "perfetto.json").read_text())) == []
+    with open(out / "jobs.csv", newline="") as f:
+        return [dict(r, start_ns="", response_ns="",
+                     completion_ns=("" if r["outcome"] == "dropped" else
+                                    r["completion_ns"]))
+                for r in csv.DictReader(f)]
 
 
 # Light enough that most slots have no release and no completion.

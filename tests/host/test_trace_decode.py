@@ -380,10 +380,7 @@ def test_gantt_pixels_show_the_schedule(tmp_path):
                   records_from_schedule(run, rows)], "{}")
     r = runs_from("\n".join(lines))[0][0]
     assert [row for row in r.derived.schedule] == rows
-    p = r.params
-    geo = plots.gantt(p, plots.bars(p, r.dump.per_cpu()),
-                      plots.marks(p, r.jobs, r.d_of), r.name,
-                      tmp_path / "g.png", tmp_path / "g.svg")
+    geo = plots.chart(r.view(), tmp_path / "g.png", tmp_path / "g.svg")
     img = imread(tmp_path / "g.png")
     assert img.shape[:2] == (geo.height, geo.width)
     assert (tmp_path / "g.svg").read_text().startswith("<?xml")
