@@ -160,7 +160,9 @@ def check_quoted_sections(texts, md):
     """`docs/X.md, "Heading"` (or `X.md, "Heading"` inside docs/) names a
     heading of that page."""
     problems = []
-    pat = re.compile(r"((?:docs/)?[a-z][\w-]*\.md)`?\)?,?\s+\"([^\"]{1,80})\"")
+    # A heading starts right after its quote; a quote followed by a line
+    # break ends a string literal that happened to end in a page's name.
+    pat = re.compile(r"((?:docs/)?[a-z][\w-]*\.md)`?\)?,?\s+\"(?!\s)([^\"]{1,80})\"")
     for f, text in texts.items():
         for m in pat.finditer(text):
             page = m.group(1)

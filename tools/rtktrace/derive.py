@@ -240,7 +240,7 @@ def job_slices(p, per_cpu, goes_on=None, jobless=()):
 
 
 def event_driven(per_cpu):
-    """Whether the records are an event-driven run's (kernel/event_run.c:
+    """Whether the records are an event-driven run's (kernel/events/event_run.c:
     timer records, no ticks)."""
     return any(r.event == CODE["timer"] for recs in per_cpu for r in recs)
 

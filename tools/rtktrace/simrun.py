@@ -4,7 +4,7 @@ runs"). Two kinds of run:
 
 - quantum-driven: one {"t": T, "cpus": [...]} line per slot, then the
   summary. The jobs come from the task set and the
-  kernel's rules for jobs (kernel/jobs.c, described in the document): a
+  kernel's rules for jobs (kernel/task/jobs.c, described in the document): a
   task's job j is released at its anchor + j p quanta, every quantum the
   task runs counts towards its oldest unfinished job, which ends with its
   e-th quantum -- at the end of that slot on that CPU -- and misses when
@@ -276,7 +276,7 @@ def compare(problems, what, mine, summary, key, spare=0):
 
 @dataclasses.dataclass
 class JobState:
-    """One task's jobs as the kernel keeps them (kernel/jobs.c)."""
+    """One task's jobs as the kernel keeps them (kernel/task/jobs.c)."""
     spec: TaskSpec
     present: bool = True
     blocked: bool = False
