@@ -10,6 +10,7 @@ extern const struct sched_plugin spd2;
 extern const struct sched_plugin gdq_plugin;
 extern const struct sched_plugin gedf;
 extern const struct sched_plugin pedf;
+extern const struct sched_plugin cedf;
 extern const struct sched_plugin ngedf;
 extern const struct sched_plugin pfp_plugin;
 
@@ -19,6 +20,7 @@ const struct sched_plugin *const sched_plugins[] = {
 	&gdq_plugin,
 	&gedf,
 	&pedf,
+	&cedf,
 	&ngedf,
 	&pfp_plugin,
 	0,
