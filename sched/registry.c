@@ -12,6 +12,7 @@ extern const struct sched_plugin gedf;
 extern const struct sched_plugin pedf;
 extern const struct sched_plugin cedf;
 extern const struct sched_plugin ngedf;
+extern const struct sched_plugin gfp;
 extern const struct sched_plugin pfp_plugin;
 
 const struct sched_plugin *const sched_plugins[] = {
@@ -22,6 +23,7 @@ const struct sched_plugin *const sched_plugins[] = {
 	&pedf,
 	&cedf,
 	&ngedf,
+	&gfp,
 	&pfp_plugin,
 	0,
 };

@@ -1,10 +1,11 @@
-"""The EDF family at events (sched.h, next_event): schedsim --at-events calls
-the plugin only at the slots its next_event names, as the kernel's one-shot
-timers do. The schedule must be the one calls at every boundary give (which
-test_edf.py and test_ngedf.py hold against their references), and the
-slots it decides must be exactly the events: the first slot, every
-completion, and every periodic release that does not fall while the
-task's previous job still runs -- counted here from the schedule itself."""
+"""The EDF family and gfp at events (sched.h, next_event): schedsim
+--at-events calls the plugin only at the slots its next_event names, as
+the kernel's one-shot timers do. The schedule must be the one calls at
+every boundary give (which test_edf.py, test_cedf.py, test_ngedf.py and
+test_gfp.py hold against their references), and the slots it decides
+must be exactly the events: the first slot, every completion, and every
+periodic release that does not fall while the task's previous job still
+runs -- counted here from the schedule itself."""
 import subprocess
 
 from hypothesis import assume, given, settings, strategies as st
@@ -64,7 +65,7 @@ def event_slots(tasks, rows):
 
 @settings(max_examples=60, **SETTINGS)
 @given(task_sets(max_p=30), st.sampled_from(["gedf", "pedf", "cedf",
-                                             "ngedf"]))
+                                             "ngedf", "gfp"]))
 def test_same_schedule_deciding_only_at_events(tmp_path, cs, sched):
     cpus, tasks = cs
     if sched == "pedf":

@@ -249,3 +249,37 @@ def test_ngedf_dump_agrees_with_the_schedule(tmp_path_factory, case, slot):
     for i in range(1, len(ready)):
         assert ready[(i - 1) // 2] <= ready[i]
     assert not {order[i] for _, i in ready} & set(names)
+
+
+# ---------------------------------------------------------------- gfp
+
+@settings(max_examples=40, deadline=None)
+@given(edf_sets(), st.integers(0, SLOTS - 1))
+def test_gfp_dump_agrees_with_the_schedule(tmp_path_factory, case, slot):
+    m, text = case
+    spec = {l.split()[1]: (fields(l), i)
+            for i, l in enumerate(text.splitlines())}
+
+    def prio(name):
+        """Rate-monotonic: the shorter period, then the earlier line."""
+        return int(spec[name][0]["p"]), spec[name][1]
+
+    names, state = dump_at(text, "gfp", m, slot,
+                           tmp_path_factory.mktemp("d"))
+    assert state[0] == "gfp now=%d" % slot
+    cpu = {int(l.split()[2]): l.split()[3] for l in state
+           if l.startswith("gfp cpu ")}
+    assert [None if cpu[k] == "-" else cpu[k] for k in range(m)] == names
+    wait = [l.split()[2] for l in state if l.startswith("gfp wait ")]
+    assert len(state) == 1 + m + len(wait)
+    # Waiting jobs, highest priority first, each below every running one;
+    # nobody waits while a CPU idles.
+    assert wait == sorted(wait, key=prio)
+    running = [n for n in names if n]
+    if wait:
+        assert len(running) == m
+        assert max(map(prio, running)) < prio(wait[0])
+    for line in state[1:]:
+        f = fields(line)
+        if "rem" in f:
+            assert 1 <= int(f["rem"]) <= int(spec[line.split()[-3]][0]["e"])
