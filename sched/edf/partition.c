@@ -132,8 +132,8 @@ int edf_cluster_ffd(const struct taskset *ts, unsigned clusters,
 	const struct task_spec *t = &ts->task[i];
 	fmt_snprintf(err->msg, sizeof err->msg,
 		     "task %s (line %u, u = %u/%u) fits in none of the %u "
-		     "clusters of %u CPUs under first-fit decreasing by "
+		     "clusters of %u CPU%s under first-fit decreasing by "
 		     "utilisation", t->name, t->line, t->e, t->p, clusters,
-		     cluster);
+		     cluster, cluster == 1 ? "" : "s");
 	return -1;
 }

@@ -40,9 +40,10 @@ def check_against_reference(tasks, cpus, k, slots, tmp_path, events=(),
         proc = cedf(text, cpus, k, slots, tmp_path, *extra, check=False)
         assert proc.returncode != 0 and proc.stdout == ""
         u = Fraction(t.e, t.p)
+        cpus_word = "CPU" if k == 1 else "CPUs"
         assert (f"task {t.name} (line {where[1] + 1}, u = {t.e}/{t.p}) fits "
-                f"in none of the {cpus // k} clusters of {k} CPUs") in \
-            proc.stderr, (proc.stderr, u)
+                f"in none of the {cpus // k} clusters of {k} {cpus_word}") \
+            in proc.stderr, (proc.stderr, u)
         return False
     ref = ClusteredReference(tasks, cpus, k, where, events)
     want = ref.run(slots)
