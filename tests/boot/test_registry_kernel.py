@@ -4,9 +4,9 @@ new plugin gets from this file): one boot per plugin under virtual time
 (-icount shift=3,sleep=off) on a generated set, whose executed schedule
 is the simulator's, with a parameter of another plugin on the command
 line, named and ignored; and its trace dump (trace=events) decoded by
-tools/rtk-trace into the same schedule. One more boot shows a parameter
-out of range refused in the kernel, as the simulator refuses every
-plugin's (tests/host/test_registry.py).
+tools/rtk-trace into the same schedule, with a valid Perfetto export.
+One more boot shows a parameter out of range refused in the kernel, as
+the simulator refuses every plugin's (tests/host/test_registry.py).
 
 A quantum-driven plugin's schedule is compared slot by slot, with every
 field of the kernel's summary (the simulator may add accounting the
@@ -25,11 +25,12 @@ import pytest
 from conftest import parse_schedule
 from harness import ROOT, parse_event_schedule, qemu
 from test_events_pfp import assert_same_run
-from test_tasks import schedule_lines, simulate
+from test_tasks import exported_jobs, schedule_lines, simulate
 
 sys.path.insert(0, str(ROOT / "tests" / "host"))
 from registry_sets import (foreign_param, generated_set, listed,  # noqa: E402
                            need, plugin_params, slot_rows)
+from trace_event_ref import validate  # noqa: E402
 
 ICOUNT = "shift=3,sleep=off"
 CPUS = 4
@@ -95,6 +96,7 @@ def decode(tmp_path, serial, check):
         capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert " 0 problems" in proc.stdout, proc.stdout
+    assert validate(json.loads((out / "perfetto.json").read_text())) == []
     lines = (out / "schedule.jsonl").read_text().splitlines()
     return [json.loads(l)["cpus"] for l in lines if l.startswith('{"t"')]
 
@@ -131,6 +133,12 @@ def test_kernel_runs_the_simulators_schedule(iso_with, tmp_path, plugin):
         assert {k: summary.get(k) for k in kernel} == kernel
         assert kernel["tasks"] == summary["tasks"]
         assert decode(tmp_path, boot.serial, check=True) == rows
+        # The Perfetto export of the kernel's run has the jobs of the
+        # simulator's (test_tasks.py, exported_jobs).
+        (tmp_path / "sim.jsonl").write_text("\n".join(sim) + "\n")
+        assert exported_jobs(tmp_path / "k", tmp_path / "console.log") == \
+            exported_jobs(tmp_path / "s", tmp_path / "sim.jsonl", "--tasks",
+                          tasks)
 
 
 def first_with_parameters():
