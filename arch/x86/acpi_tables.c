@@ -2,6 +2,7 @@
 #include "acpi_tables.h"
 
 #include "log.h"
+#include "phys.h"
 
 struct acpi_info acpi = { .source = "none" };
 
@@ -31,9 +32,6 @@ struct rsdp {
 	uint8_t reserved[3];
 } __attribute__((packed));
 
-/* Identity map of the boot page tables: physical below 4 GiB is usable as a
- * pointer (boot/boot.asm). */
-#define IDENTITY_LIMIT 0x100000000ull
 /* No table of the ones read here comes near this; a larger length is a
  * corrupt header, not a table. */
 #define TABLE_MAX (1u << 20)
@@ -82,19 +80,19 @@ int acpi_sig_is(const char *s, const char *want, int n)
 static const struct sdt_header *table_at(uint64_t phys, const char *want)
 {
 	const char *what = want ? want : "listed";
-	if (phys == 0 || phys + sizeof(struct sdt_header) > IDENTITY_LIMIT) {
+	const struct sdt_header *h = phys ? phys_map(phys, sizeof *h) : 0;
+	if (!h) {
 		arch_log("acpi: the %s table at %#llx is outside the mapped "
 			"4 GiB; ignored\n", what, (unsigned long long)phys);
 		return 0;
 	}
-	const struct sdt_header *h = (const struct sdt_header *)phys;
 	if (want && !acpi_sig_is(h->signature, want, 4)) {
 		arch_log("acpi: the %s table at %#llx is signed '%.4s'; not "
 			"trusted\n", want, (unsigned long long)phys, h->signature);
 		return 0;
 	}
 	if (h->length < sizeof *h || h->length > TABLE_MAX ||
-	    phys + h->length > IDENTITY_LIMIT) {
+	    !phys_map(phys, h->length)) {
 		arch_log("acpi: %.4s table at %#llx has a bad length %u; not "
 			"trusted\n", h->signature, (unsigned long long)phys,
 			h->length);
@@ -356,12 +354,15 @@ static void parse_table(uint64_t phys)
 
 /* ACPI 6.4, 5.2.5.3: the extended fields count when the revision is 2 or
  * later and the whole structure, of a sane length, sums to 0. */
-static int xsdt_usable(const struct rsdp *r)
+static int xsdt_usable(uint64_t rsdp, const struct rsdp *r)
 {
-	if (r->revision < 2 || !r->xsdt_address)
+	if (r->revision < 2)
+		return 0;
+	r = phys_map(rsdp, RSDP_V2_LEN);
+	if (!r || !r->xsdt_address)
 		return 0;
 	if (r->length < RSDP_V2_LEN || r->length > 4096 ||
-	    acpi_sum(r, r->length) != 0) {
+	    !phys_map(rsdp, r->length) || acpi_sum(r, r->length) != 0) {
 		arch_log("acpi: the RSDP's extended part (length %u) fails its "
 			"checks; using the RSDT\n", r->length);
 		return 0;
@@ -369,13 +370,18 @@ static int xsdt_usable(const struct rsdp *r)
 	return 1;
 }
 
-int acpi_read_tables(const void *rsdp)
+int acpi_read_tables(uint64_t rsdp)
 {
-	const struct rsdp *r = rsdp;
+	const struct rsdp *r = phys_map(rsdp, 20);
+	if (!r || !acpi_rsdp_valid(r, 1))
+		return 0;
 	acpi.revision = r->revision;
-	int use_xsdt = xsdt_usable(r);
-	const struct sdt_header *root =
-		use_xsdt ? table_at(r->xsdt_address, "XSDT") : 0;
+	int use_xsdt = xsdt_usable(rsdp, r);
+	const struct sdt_header *root = 0;
+	if (use_xsdt) {
+		r = phys_map(rsdp, RSDP_V2_LEN);
+		root = table_at(r->xsdt_address, "XSDT");
+	}
 	if (!root) {
 		use_xsdt = 0;
 		root = table_at(r->rsdt_address, "RSDT");
