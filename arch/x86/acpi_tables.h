@@ -28,8 +28,9 @@ int acpi_rsdp_valid(const void *p, int quiet);
 /*
  * Reads the tables the RSDP at physical address rsdp lists (the XSDT when
  * the RSDP is revision 2 or later and its extended checksum holds and the
- * XSDT passes its checks, else the RSDT). Returns 1 when a root table was
- * read, 0 when none could be trusted (or the RSDP is not valid).
+ * XSDT passes its checks, else the RSDT): the first MADT, FADT and HPET
+ * table of the list, each named later one ignored. Returns 1 when a root
+ * table was read, 0 when none could be trusted (or the RSDP is not valid).
  */
 int acpi_read_tables(uint64_t rsdp);
 

@@ -432,6 +432,150 @@ static void test_more_cpus_than_supported(void)
 	       "named: %s", log_text);
 }
 
+/* The XSDT lists these tables, in this order. */
+static void xsdt_lists(const uint64_t *tables, unsigned n)
+{
+	header(XSDT_AT, "XSDT", 36 + 8 * n);
+	for (unsigned i = 0; i < n; i++)
+		put64(XSDT_AT + 36 + 8 * i, tables[i]);
+	seal(XSDT_AT);
+}
+
+/* A second MADT: one enabled CPU (APIC ID 7), another I/O APIC, IRQ 0
+ * overridden to GSI 5. */
+static void second_madt(void)
+{
+	header(BIG_MADT_AT, "APIC", 44 + 8 + 12 + 10);
+	put32(BIG_MADT_AT + 36, 0xfee00000);
+	unsigned off = lapic_in(BIG_MADT_AT, 44, 7, 7, 1);
+	uint8_t *m = at(BIG_MADT_AT);
+	m[off] = 1, m[off + 1] = 12, m[off + 2] = 3;
+	put32(BIG_MADT_AT + off + 8, 0);
+	off += 12;
+	static const uint8_t iso[10] = { 2, 10, 0, 0, 5, 0, 0, 0, 0, 0 };
+	memcpy(m + off, iso, 10);
+	seal(BIG_MADT_AT);
+}
+
+/*
+ * Issue 24, item 1: a root that lists a kind of table twice. The first
+ * MADT, FADT and HPET table are used; every later one is named and not
+ * read. A first one that fails its checksum is not a table: the next one
+ * is then the first.
+ */
+static void test_second_tables_ignored(void)
+{
+	build();
+	second_madt();
+	const uint64_t both[] = { MADT_AT, FADT_AT, BIG_MADT_AT, HPET_AT,
+				  FADT_AT, HPET_AT };
+	xsdt_lists(both, 6);
+	CHECK(read_tables() == 1, "nothing read");
+	expect_madt_read("two MADTs");
+	expect_fadt_read("two FADTs");
+	EXPECT(acpi.madt_at == MADT_AT && acpi.fadt_at == FADT_AT &&
+	       acpi.hpet_at == HPET_AT && acpi.tables_ignored == 3,
+	       "used %#llx %#llx %#llx, %u ignored",
+	       (unsigned long long)acpi.madt_at,
+	       (unsigned long long)acpi.fadt_at,
+	       (unsigned long long)acpi.hpet_at, acpi.tables_ignored);
+	static const char *const named[] = {
+		"acpi: a second MADT (APIC table at 0x30001000) ignored: the "
+		"first, at 0x30000300, is used\n",
+		"acpi: a second FADT (FACP table at 0x30000500) ignored: the "
+		"first, at 0x30000500, is used\n",
+		"acpi: a second HPET table (HPET table at 0x30000800) ignored",
+	};
+	for (unsigned i = 0; i < 3; i++)
+		EXPECT(said(named[i]), "not said '%s': %s", named[i], log_text);
+
+	/* The first MADT fails its checksum: the second is the MADT. */
+	build();
+	second_madt();
+	const uint64_t two[] = { MADT_AT, BIG_MADT_AT, FADT_AT };
+	xsdt_lists(two, 3);
+	at(MADT_AT)[50] ^= 1;
+	CHECK(read_tables() == 1, "nothing read");
+	EXPECT(acpi.ncpus == 1 && acpi.cpu[0].apic_id == 7 &&
+	       acpi.nioapics == 1 && acpi.ioapic[0].id == 3 &&
+	       acpi.noverrides == 1 && acpi.override[0].gsi == 5,
+	       "the second MADT after a corrupt first: %u CPUs", acpi.ncpus);
+	EXPECT(acpi.madt_at == BIG_MADT_AT && acpi.tables_ignored == 0 &&
+	       !said("second"), "said: %s", log_text);
+
+	/* A first MADT whose entries are damaged is refused whole, and the
+	 * second is still not read. */
+	build();
+	second_madt();
+	xsdt_lists(two, 3);
+	at(MADT_AT)[61] = 0;
+	seal(MADT_AT);
+	CHECK(read_tables() == 1, "nothing read");
+	EXPECT(acpi.ncpus == 0 && acpi.nioapics == 0 &&
+	       said("the MADT is not trusted") &&
+	       said("a second MADT (APIC table at 0x30001000) ignored"),
+	       "%u CPUs; said: %s", acpi.ncpus, log_text);
+}
+
+/* Issue 24, item 2: HW_REDUCED_ACPI (FADT flags bit 20) set: the PM timer,
+ * PM1 control and SMI command fields are not used, the DSDT still is. */
+static void test_hardware_reduced(void)
+{
+	build();
+	put32(FADT_AT + 112, 1u << 8 | 1u << 20);
+	put32(FADT_AT + 48, 0xb2);                     /* SMI_CMD */
+	at(FADT_AT)[52] = 0xa0;                        /* ACPI_ENABLE */
+	seal(FADT_AT);
+	CHECK(read_tables() == 1, "nothing read");
+	EXPECT(acpi.hw_reduced == 1, "HW_REDUCED_ACPI not seen");
+	EXPECT(!acpi.pm_timer_port && !acpi.pm_timer_32bit && !acpi.pm1a_cnt &&
+	       !acpi.pm1b_cnt && !acpi.smi_cmd && !acpi.acpi_enable,
+	       "fixed hardware used: PM timer %#x, PM1a %#x, SMI %#x",
+	       acpi.pm_timer_port, acpi.pm1a_cnt, acpi.smi_cmd);
+	EXPECT(acpi.have_s5 && acpi.slp_typa == 5, "the DSDT was not read");
+	EXPECT(said("acpi: hardware-reduced ACPI (FADT flag HW_REDUCED_ACPI): "
+		    "its PM timer, PM1 control and SMI command fields are "
+		    "ignored\n"), "said: %s", log_text);
+	expect_madt_read("hardware-reduced");
+
+	/* Bit 20 clear, the neighbouring bits set: the fields count. */
+	build();
+	put32(FADT_AT + 112, 1u << 8 | 1u << 19 | 1u << 21);
+	seal(FADT_AT);
+	CHECK(read_tables() == 1, "nothing read");
+	EXPECT(!acpi.hw_reduced && acpi.pm_timer_port == 0x608 &&
+	       acpi.pm1a_cnt == 0x604, "bits 19 and 21 taken for bit 20");
+}
+
+/* The broadcast IDs, 0xFF in a local APIC entry and 0xFFFFFFFF in an
+ * x2APIC one, name no processor, enabled or not; 0xFF in an x2APIC entry
+ * is an ordinary ID. */
+static void test_broadcast_ids_are_not_cpus(void)
+{
+	build();
+	unsigned off = 44;
+	header(BIG_MADT_AT, "APIC", 0x100);
+	put32(BIG_MADT_AT + 36, 0xfee00000);
+	off = lapic_in(BIG_MADT_AT, off, 0, 0, 1);
+	off = lapic_in(BIG_MADT_AT, off, 1, 0xff, 0);
+	off = lapic_in(BIG_MADT_AT, off, 2, 0xff, 1);
+	off = x2apic_in(BIG_MADT_AT, off, 0xffffffffu, 0, 3);
+	off = x2apic_in(BIG_MADT_AT, off, 0xffffffffu, 2, 4);
+	off = x2apic_in(BIG_MADT_AT, off, 0xff, 1, 5);
+	off = lapic_in(BIG_MADT_AT, off, 6, 6, 0);
+	put32(BIG_MADT_AT + 4, off);
+	seal(BIG_MADT_AT);
+	const uint64_t one[] = { BIG_MADT_AT };
+	xsdt_lists(one, 1);
+	CHECK(read_tables() == 1, "nothing read");
+	EXPECT(acpi.ncpus == 2 && acpi.cpu[0].apic_id == 0 &&
+	       acpi.cpu[1].apic_id == 0xff && acpi.cpu[1].uid == 5,
+	       "%u CPUs", acpi.ncpus);
+	EXPECT(acpi.ncpus_disabled == 1 && acpi.ncpus_hotplug == 0,
+	       "disabled %u, hotplug %u", acpi.ncpus_disabled,
+	       acpi.ncpus_hotplug);
+}
+
 int main(void)
 {
 	window_set(arena, sizeof arena, ARENA);
@@ -442,5 +586,8 @@ int main(void)
 	test_fadt_dsdt_hpet_damage();
 	test_table_out_of_reach();
 	test_more_cpus_than_supported();
+	test_second_tables_ignored();
+	test_hardware_reduced();
+	test_broadcast_ids_are_not_cpus();
 	return unit_exit_status();
 }
