@@ -72,6 +72,9 @@ include mk/user.mk
 # ---------------------------------------------------------------- kernel side
 -include mk/kernel.mk
 
+# ---------------------------------------------------------------- fuzzing
+include mk/fuzz.mk
+
 # ---------------------------------------------------------------- set-up
 host-deps:
 	@scripts/ensure-deps.sh host
