@@ -33,14 +33,13 @@ def test_fuzz_target_briefly(name, tmp_path):
     why = fuzz_run.missing(name)
     assert why is None, why
     runs = fuzz_run.TEST_RUNS.get(name, fuzz_run.TEST_RUNS_DEFAULT)
-    status, out = fuzz_run.run(name, tmp_path / "corpus", tmp_path / "crash",
-                               runs=runs, seed=SEED)
-    found = fuzz_run.crash_file(out)
+    status, out = fuzz_run.run(name, tmp_path, runs=runs, seed=SEED)
+    found = fuzz_run.crash_file(out, tmp_path)
     assert status == 0, (
         "\n".join(out.splitlines()[-60:]) +
         (f"\nreplay: {fuzz_run.replay_command(name, found)}" if found else ""))
     # Every seed and regression input was read (libFuzzer counts them).
-    for folder in fuzz_run.corpus_dirs(name, tmp_path / "corpus")[1:]:
+    for folder in fuzz_run.seed_dirs(name):
         n = sum(1 for _ in folder.iterdir())
-        assert f"INFO: {n:8d} files found in {folder}" in out, (
+        assert f"INFO: {n:8d} files found in {folder.parent.name}" in out, (
             f"the inputs in {folder} were not all read")

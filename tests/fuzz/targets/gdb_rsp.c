@@ -7,7 +7,14 @@
  * '+' and '-' between packets, and packets "$BODY#XX" whose checksum XX is
  * the sum of BODY, with no '$' or '#' inside it, a '}' escape or a '*'
  * count always followed by a byte, counts never '#' or '$', and at most
- * GDB_RSP_PACKET_MAX bytes once escapes and counts are undone.
+ * GDB_RSP_PACKET_MAX bytes once escapes and counts are undone. A packet
+ * from GDB whose body is longer than GDB_RSP_PACKET_MAX, checksum right,
+ * is acknowledged, counted as too long and answered with an error; one of
+ * GDB_RSP_PACKET_MAX bytes or fewer is not counted so.
+ *
+ * The input's first byte is a flag: with bit 0 set the target first makes
+ * the checksum of every "$BODY#XX" in the rest hold, so that mutations
+ * reach the packets' meaning rather than stop at their checksums.
  */
 #include "../../../lib/gdb_rsp.h"
 #include "../../../lib/gdb_rsp_amd64.h"
@@ -94,11 +101,75 @@ static void check_out(uint8_t c)
 		   out.decoded);
 }
 
+/* What the layer sent while the current input byte was fed. */
+static char sent[64];
+static size_t nsent;
+
 static void put(void *ctx, const char *s, size_t n)
 {
 	(void)ctx;
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
 		check_out((uint8_t)s[i]);
+		if (nsent < sizeof sent)
+			sent[nsent++] = s[i];
+	}
+}
+
+/* GDB's side, followed independently: the body length of the packet
+ * being received, and whether the byte just fed completed one with a
+ * correct checksum. */
+static struct {
+	enum { G_IDLE, G_BODY, G_SUM1, G_SUM2 } state;
+	size_t len;
+	uint8_t sum, seen;
+} in;
+
+static int completes_packet(uint8_t c, size_t *len)
+{
+	int v;
+	switch (in.state) {
+	case G_IDLE:
+		if (c == '$')
+			in.state = G_BODY, in.len = 0, in.sum = 0;
+		return 0;
+	case G_BODY:
+		if (c == '#')
+			in.state = G_SUM1;
+		else if (c == '$')
+			in.len = 0, in.sum = 0;
+		else
+			in.len++, in.sum = (uint8_t)(in.sum + c);
+		return 0;
+	case G_SUM1:
+		v = hex((uint8_t)(c | 0x20));     /* either case */
+		in.state = v >= 0 ? G_SUM2 : G_IDLE;
+		in.seen = (uint8_t)(v >= 0 ? v << 4 : 0);
+		return 0;
+	case G_SUM2:
+		v = hex((uint8_t)(c | 0x20));
+		in.state = G_IDLE;
+		*len = in.len;
+		return v >= 0 && (uint8_t)(in.seen | v) == in.sum;
+	}
+	return 0;
+}
+
+static void seal(uint8_t *p, size_t n)
+{
+	static const char digits[] = "0123456789abcdef";
+	for (size_t i = 0; i < n; i++) {
+		if (p[i] != '$')
+			continue;
+		size_t j = i + 1;
+		uint8_t sum = 0;
+		while (j < n && p[j] != '#' && p[j] != '$')
+			sum = (uint8_t)(sum + p[j++]);
+		if (j + 2 < n && p[j] == '#') {
+			p[j + 1] = (uint8_t)digits[sum >> 4];
+			p[j + 2] = (uint8_t)digits[sum & 15];
+		}
+		i = j - 1;
+	}
 }
 
 static bool alive(void *ctx, unsigned t)
@@ -185,14 +256,36 @@ static const struct gdb_rsp_target target = {
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static struct gdb_rsp r;
+	if (size < 1)
+		return 0;
+	uint8_t *bytes = malloc(size - 1 ? size - 1 : 1);
+	memcpy(bytes, data + 1, size - 1);
+	if (data[0] & 1)
+		seal(bytes, size - 1);
+	data = bytes;
+	size--;
 	memset(&out, 0, sizeof out);
+	memset(&in, 0, sizeof in);
 	memset(mem, 0, sizeof mem);
 	points = 0;
 	gdb_rsp_init(&r, &target);
 	struct gdb_rsp_stop stop = { .thread = 1, .signal = 5 };
 	gdb_rsp_stopped(&r, &stop, false);
 	for (size_t i = 0; i < size; i++) {
+		nsent = 0;
+		uint64_t overlong = r.overlong;
 		enum gdb_rsp_event ev = gdb_rsp_input(&r, data[i]);
+		size_t len = 0;
+		if (completes_packet(data[i], &len)) {
+			FUZZ_CHECK((r.overlong > overlong) ==
+				   (len > GDB_RSP_PACKET_MAX), "a packet of %zu "
+				   "bytes %s as too long", len, r.overlong >
+				   overlong ? "refused" : "not refused");
+			FUZZ_CHECK(len <= GDB_RSP_PACKET_MAX ||
+				   (nsent >= 3 && !memcmp(sent, "+$E", 3)),
+				   "a packet of %zu bytes answered '%.*s'", len,
+				   (int)nsent, sent);
+		}
 		if (ev == GDB_RSP_RESUME) {
 			unsigned moving = 0;
 			for (unsigned t = 1; t <= 2; t++)
@@ -205,5 +298,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		FUZZ_CHECK(out.state == BETWEEN, "a reply left unfinished");
 	}
+	free(bytes);
 	return 0;
 }
