@@ -227,11 +227,11 @@ static int madt_well_formed(const struct sdt_header *h)
 
 /* ACPI 6.4, 5.2.12.2 and 5.2.12.12: a local APIC entry's ID is 8 bits, and a
  * processor with ID 255 or more must be given by a local x2APIC entry; 0xFF
- * (xAPIC) and 0xFFFFFFFF (x2APIC) are the broadcast IDs (SDM Vol. 3A,
- * 11.6.2.1 and 11.12.9), which no processor has. Firmware fills its unused
- * slots with them (an X299 board lists 36 such local APIC entries and 56
- * such x2APIC ones, all disabled): they are not processors, not even
- * disabled ones. */
+ * (xAPIC) and 0xFFFFFFFF (x2APIC) are the broadcast IDs (Intel SDM Vol.
+ * 3A, the APIC chapter's physical destination mode, in xAPIC and x2APIC
+ * mode), which no processor has. Firmware fills its unused slots with
+ * them (an X299 board lists 36 such local APIC entries and 56 such x2APIC
+ * ones, all disabled): they are not processors, not even disabled ones. */
 #define LAPIC_BROADCAST 0xffu
 #define X2APIC_BROADCAST 0xffffffffu
 
