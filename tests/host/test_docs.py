@@ -318,7 +318,9 @@ def outside_patterns():
     this file does not match itself."""
     notes = ["FORMATS" + r"\.md", "DESIGN" + r"\.md", "FORMATS" + " section"]
     return [re.compile(p) for p in [
-        r"\.\./" + "shared", "/work" + "/", *notes,
+        # An absolute path of the machine the team works on, not a
+        # folder named work inside the tree (build/fuzz/work/).
+        r"\.\./" + "shared", r"(?<![\w.\-])/work" + "/", *notes,
         r"\(00[0-4]\)", r", 00[0-4]\)", r"papers/" + "00[0-4]",
         r"\b00[0-4]_[0-9a-f]{16}", r"\b(?:seed|paper) 00[0-4]\b"]]
 
