@@ -121,14 +121,15 @@ def collect(plan):
             for n, m, timing in points for word in boot_words(plugin)]
     got = workitems.boots(boot_item(p, n, m, plan["slots"], w, t)
                           for p, n, m, t, w in runs)
-    rows = []
+    rows, no_events = [], set()
     for (plugin, n, m, timing, word), boot in zip(runs, got):
         if boot is None:
             continue
         mode = boundaries_of(boot.serial, word)
         # A kernel without events= ran every quantum both times: keep one.
-        if word == "events=off" and mode == "quantum" and any(
-                r[:3] == [plugin, m, n] and r[5] == timing for r in rows):
+        if word == "events=on" and mode == "quantum":
+            no_events.add((plugin, n, m, timing))
+        if word == "events=off" and (plugin, n, m, timing) in no_events:
             continue
         _, util = task_set(n, m, seed=1000 * m + n)
         rows += rows_of(boot, plugin, n, m, util, plan["slots"], timing,

@@ -338,7 +338,7 @@ class Progress:
         self.lock = threading.Lock()
         self.total = self.done = self.cached = self.failed = 0
         self.computed = 0
-        self.running = set()
+        self.running, self.ended = set(), set()
         self.start = None
 
     def add(self, n, cached):
@@ -351,7 +351,9 @@ class Progress:
 
     def started(self, k):
         with self.lock:
-            self.running.add(k)
+            # A start's event can come in after its result.
+            if k not in self.ended:
+                self.running.add(k)
 
     def status(self):
         left = self.total - self.done - self.failed
@@ -367,6 +369,7 @@ class Progress:
     def finished(self, k, what, seconds, ok, note=""):
         with self.lock:
             self.running.discard(k)
+            self.ended.add(k)
             if ok:
                 self.done += 1
                 self.computed += 1
