@@ -111,9 +111,9 @@ WORK_ARGS = $(if $(DASK_SCHEDULER),--scheduler $(DASK_SCHEDULER)) \
 
 # On each machine of a cluster, in a checkout built like the client's:
 # a worker with every core (DASK_WORKERS=N for fewer) as its 'cores'.
-dask-worker: deps
-	@$(MAKE) --no-print-directory host iso
+dask-worker:
 	@test -n "$(DASK_SCHEDULER)" || { echo "dask-worker: set DASK_SCHEDULER=tcp://host:8786" >&2; exit 2; }
+	@$(MAKE) --no-print-directory deps host iso
 	PYTHONPATH=tools/bench $(VENV)/bin/dask worker $(DASK_SCHEDULER) \
 	  --nthreads $(or $(DASK_WORKERS),$(shell nproc)) \
 	  --resources cores=$(or $(DASK_WORKERS),$(shell nproc)) --no-dashboard
