@@ -360,8 +360,7 @@ class Progress:
         el = time.monotonic() - (self.start or time.monotonic())
         est = ""
         if self.computed:
-            waiting = left
-            est = f", about {clock(el / self.computed * waiting)} left"
+            est = f", about {clock(el / self.computed * left)} left"
         return (f"[{self.done}/{self.total}] running {len(self.running)}, "
                 f"failed {self.failed}, left {left - len(self.running)}; "
                 f"{clock(el)} elapsed{est}")
@@ -433,6 +432,7 @@ class Session:
         self.cache = Cache(cache) if cache else None
         self.progress = Progress(out)
         self.client = self.cluster = None
+        self.where = "this process, one item at a time (no Dask)"
         # Experiment code runs one thread at a time (matplotlib's pyplot
         # and the prints are not thread-safe); their items run anywhere.
         self.lock = threading.Lock()
@@ -456,8 +456,6 @@ class Session:
             self.client = Client(self.cluster)
             self.where = (f"a local Dask cluster of {self.workers} "
                           f"core{'s' * (self.workers > 1)}")
-        else:
-            self.where = "this process, one item at a time (no Dask)"
         if self.client:
             self.client.subscribe_topic(
                 "rtk-items",
