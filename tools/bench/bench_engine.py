@@ -51,7 +51,8 @@ def one(plan, workers, cache, tmp, log):
     """A run of tools/experiments/run.py: (wall seconds, its item
     totals)."""
     cmd = [sys.executable, str(ROOT / "tools/experiments/run.py"),
-           "--mode", plan["mode"], "--out", str(tmp / f"out-{workers}-{cache}"),
+           "--mode", plan["mode"],
+           "--out", str(tmp / f"out-{workers}-{cache}"),
            "--workers", str(workers)]
     cmd += (["--no-cache"] if cache == "off" else
             ["--cache", str(tmp / ("cache-warm" if cache == "warm"
