@@ -10,7 +10,7 @@ PYTEST  := $(VENV)/bin/pytest
 
 .DEFAULT_GOAL := all
 .SECONDARY:
-.PHONY: all deps host-deps host test test-host bench experiments \
+.PHONY: all deps host-deps host test test-host fuzz-props bench experiments \
         dask-worker clean
 
 all: host
@@ -94,6 +94,16 @@ test: deps
 test-host: host-deps
 	@$(MAKE) --no-print-directory host
 	$(PYTEST) -n $(PYTEST_JOBS) $(TEST_ARGS) tests/host
+
+# Property tests with fresh random draws (the `explore` Hypothesis profile;
+# `make test` runs them derandomized). SEED=N replays one run.
+SEED ?=
+fuzz-props: host-deps
+	@$(MAKE) --no-print-directory host
+	@seed=$${SEED:-$$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}; \
+	echo "fuzz-props: Hypothesis seed $$seed (replay: make fuzz-props SEED=$$seed)"; \
+	RTK_HYPOTHESIS=explore $(PYTEST) -n $(PYTEST_JOBS) -p no:cacheprovider \
+		--hypothesis-seed=$$seed $(TEST_ARGS) tests/host
 
 # ---------------------------------------------------------------- work items
 # The boots and simulations of `make bench` and `make experiments` run on

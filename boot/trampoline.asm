@@ -1,6 +1,6 @@
 ; boot/trampoline.asm: where each AP starts after the startup IPI (SIPI).
 ;
-; kernel/smp.c copies this code once to TRAMPOLINE_PAGE below 1 MiB; the
+; kernel/core/smp.c copies this code once to TRAMPOLINE_PAGE below 1 MiB; the
 ; SIPI vector is that page's number (MP spec B.4.2), so an AP starts in real
 ; mode at CS:IP = page:0. It goes to protected mode, then long mode with the
 ; BSP's page tables, finds itself by its APIC ID in the table the BSP left
@@ -12,7 +12,7 @@
 %include "boot/long_mode.inc"
 
 TRAMPOLINE_PAGE     equ 0x8000
-; kernel/smp.c's struct ap_start: stack top, APIC ID, CPU index.
+; kernel/core/smp.c's struct ap_start: stack top, APIC ID, CPU index.
 AP_START_STACK      equ 0
 AP_START_APIC_ID    equ 8
 AP_START_CPU        equ 12
@@ -108,7 +108,7 @@ gdt_ptr:
 	dd ABS(gdt)
 
 align 8
-trampoline_data:                        ; kernel/smp.c's struct trampoline_data
+trampoline_data:                        ; kernel/core/smp.c's struct trampoline_data
 data_cr3:   dq 0
 data_entry: dq 0
 data_table: dq 0                        ; struct ap_start[data_count]

@@ -18,21 +18,22 @@
 #include "../drivers/apic/lapic.h"
 #include "../drivers/fb/fbcon.h"
 #include "../drivers/serial/uart.h"
-#include "arrival_hpet.h"
-#include "arrival_irq.h"
-#include "bootmem.h"
-#include "clock_selftest.h"
-#include "console.h"
-#include "gdbstub.h"
-#include "irqcheck.h"
-#include "mb2.h"
-#include "options.h"
-#include "panic.h"
-#include "program.h"
-#include "quantum_clock.h"
-#include "sched_run.h"
-#include "smp.h"
-#include "vm.h"
+#include "arrivals/arrival_hpet.h"
+#include "arrivals/arrivals.h"
+#include "core/bootmem.h"
+#include "time/clock_selftest.h"
+#include "core/console.h"
+#include "debug/gdbstub.h"
+#include "events/event_run.h"
+#include "arrivals/irqcheck.h"
+#include "core/mb2.h"
+#include "core/options.h"
+#include "core/panic.h"
+#include "task/program.h"
+#include "time/quantum_clock.h"
+#include "run/sched_run.h"
+#include "core/smp.h"
+#include "task/vm.h"
 
 void kernel_main(uint32_t magic, uint32_t info_phys) __attribute__((noreturn));
 
@@ -49,6 +50,23 @@ static void __attribute__((noreturn)) finish(int pass, const char *reason)
 	else
 		kprintf("RESULT exit status=fail reason=%s\n", reason);
 	power_exit(pass);
+}
+
+/* The task set (the first module) under plugin: its threads first, then
+ * the run that the plugin's kind takes -- at quantum boundaries or at
+ * events. */
+static int run_taskset(const struct sched_plugin *plugin, const char *file,
+		       const char **reason)
+{
+	struct sched_run_setup run;
+	if (sched_run_prepare(plugin, file, boot.module, boot.module_len,
+			      options.slots, &run, reason))
+		return -1;
+	if (plugin->event_us)
+		return event_run(plugin, file, run.ts, run.cpus, run.idle,
+				 options.slots, options.quantum_us, reason);
+	return sched_run_quanta(plugin, file, run.idle, options.slots,
+				options.quantum_us, reason);
 }
 
 static void start_framebuffer(void)
@@ -153,7 +171,7 @@ void kernel_main(uint32_t magic, uint32_t info_phys)
 		finish(0, "cmdline");
 	smp_init_bsp_apic(acpi.lapic_addr);
 	/* The 8259s are masked (pic_disable); the I/O APICs too, until a
-	 * source is routed (kernel/arrival_irq.c). */
+	 * source is routed (kernel/arrivals/arrival_irq.c). */
 	if (acpi.nioapics)
 		kprintf("ioapic: %u inputs, %u ISA overrides, all masked\n",
 			ioapic_init(), acpi.noverrides);
@@ -201,7 +219,7 @@ void kernel_main(uint32_t magic, uint32_t info_phys)
 	if (options.arrivals == ARRIVALS_HPET ||
 	    options.arrivals == ARRIVALS_UART) {
 		int hpet = options.arrivals == ARRIVALS_HPET;
-		if (arrival_irq_check(hpet ? ARRIVAL_IRQ_HPET : ARRIVAL_IRQ_UART,
+		if (arrivals_check(hpet ? ARRIVALS_SOURCE_HPET : ARRIVALS_SOURCE_UART,
 				      (unsigned)options.irq_cpu, hpet ?
 				      "arrivals=hpet" : "arrivals=uart"))
 			finish(0, "arrivals");
@@ -237,10 +255,8 @@ void kernel_main(uint32_t magic, uint32_t info_phys)
 				options.sched->name);
 			finish(0, "no_taskset");
 		}
-		int rc = sched_run(options.sched, boot.module_name[0] ?
-				   boot.module_name : "taskset", boot.module,
-				   boot.module_len, options.slots,
-				   options.quantum_us, &reason);
+		int rc = run_taskset(options.sched, boot.module_name[0] ?
+				     boot.module_name : "taskset", &reason);
 		kprintf("\n");
 		finish(rc == 0, reason);
 	}

@@ -2,7 +2,7 @@
  * lib/gdb_rsp: the GDB remote serial protocol (GDB manual, appendix E
  * "Remote Serial Protocol"), hardware-free: framing, checksums, escapes,
  * run-length encoding, hex, and the dispatch of each packet onto a small
- * table of target operations. The kernel's stub (kernel/gdbstub.c) binds it
+ * table of target operations. The kernel's stub (kernel/debug/gdbstub.c) binds it
  * to COM2 and the CPUs; tools/gdb_rsp_fake drives it on the host.
  *
  * Threads are numbered 1..nthreads (GDB reserves 0 for "any" and -1 for

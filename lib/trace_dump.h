@@ -1,7 +1,7 @@
 /*
  * lib/trace_dump: the TRACE- lines of docs/trace-format.md ("The dump"),
  * written through a callback one whole line at a time. The kernel prints
- * them on its console (kernel/trace.c); the host tests print them too and
+ * them on its console (kernel/trace/trace.c); the host tests print them too and
  * hold them against an encoder written apart and the decoder.
  */
 #ifndef LIB_TRACE_DUMP_H

@@ -19,7 +19,7 @@ uint64_t trace_boundary(const struct trace_params *p, unsigned k, uint64_t t)
 {
 	/* Q/M cycles = quantum_us * kHz / (1000 M), kept as a whole part and
 	 * a remainder so that n*Q/M is exact however large n grows (the
-	 * quantum clock's own rule, kernel/quantum_clock.c). */
+	 * quantum clock's own rule, kernel/time/quantum_clock.c). */
 	uint64_t n = t * p->cpus + (p->staggered ? k : 0);
 	uint64_t den = 1000 * (uint64_t)p->cpus;
 	uint64_t whole = p->quantum_us * p->tsc_khz / den;

@@ -20,8 +20,8 @@ KDIR := $(BUILD)/kernel
 KERNEL_ELF := $(KDIR)/kernel.elf
 ISO_FILE := $(BUILD)/kernel.iso
 
-K_C_SRC := $(sort $(wildcard kernel/*.c arch/x86/*.c drivers/*/*.c lib/*.c) \
-                  $(shell find sched -name '*.c'))
+K_C_SRC := $(sort $(wildcard arch/x86/*.c drivers/*/*.c lib/*.c) \
+                  $(shell find kernel sched -name '*.c'))
 K_ASM_SRC := $(sort $(wildcard boot/*.asm arch/x86/*.asm))
 K_OBJ := $(K_C_SRC:%.c=$(KDIR)/%.o) $(K_ASM_SRC:%.asm=$(KDIR)/%.asm.o)
 
@@ -42,7 +42,7 @@ $(KDIR)/%.asm.o: %.asm
 	$(Q)$(NASM) -f elf64 -g -F dwarf -o $@ $<
 
 # Two links: the first with an empty symbol table, whose function symbols
-# become the table of the second (kernel/ksyms). The table is read-only
+# become the table of the second (kernel/core/ksyms). The table is read-only
 # data behind all code, so no function moves; the check proves it.
 $(KDIR)/ksyms_%.o: $(KDIR)/ksyms_%.c
 	@echo "  CC (kernel)         $<"

@@ -2,7 +2,7 @@
 # `make debug`: GDB attached to the kernel in QEMU, with the kernel's symbols
 # and the project's commands (tools/gdb/rtk.py).
 #   STUB=qemu:   QEMU halted at the reset vector with its own GDB stub.
-#   STUB=kernel: the kernel's stub (kernel/gdbstub.c) on COM2, a TCP socket
+#   STUB=kernel: the kernel's stub (kernel/debug/gdbstub.c) on COM2, a TCP socket
 #                here; the ISO must say gdb=wait (make debug adds it), and
 #                GDB attaches once the kernel waits for it.
 #   STUB=qemu SMP=4 MACHINE=pc ACCEL=tcg FIRMWARE=bios \

@@ -6,11 +6,29 @@ import re
 import subprocess
 import sys
 
+import os
+
 import pytest
+from hypothesis import settings as hypothesis_settings
+from hypothesis.database import DirectoryBasedExampleDatabase
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 BUILD = ROOT / "build"
 HOST = BUILD / "host"
+
+# Property tests run under one of two Hypothesis profiles (docs/testing.md):
+#   ci       (the default, `make test`): derandomized, so every run draws the
+#            same examples and a failure happens every time or never; the
+#            failing example's reproduce blob is printed.
+#   explore  (`make fuzz-props`): a fresh random seed per run, which the make
+#            target prints; failures are kept in build/hypothesis so that the
+#            next run tries them first.
+hypothesis_settings.register_profile(
+    "ci", derandomize=True, print_blob=True, database=None)
+hypothesis_settings.register_profile(
+    "explore", derandomize=False, print_blob=True,
+    database=DirectoryBasedExampleDatabase(str(BUILD / "hypothesis")))
+hypothesis_settings.load_profile(os.environ.get("RTK_HYPOTHESIS", "ci"))
 
 
 def host_tool(name):

@@ -99,7 +99,7 @@ isr_common:
 	call trap_dispatch
 	mov rsp, rbx
 ; The way back, also taken by a task's first entry into ring 3
-; (kernel/task.c): rsp at a struct trap_frame, r12 = 1 to swap GS.
+; (kernel/task/task.c): rsp at a struct trap_frame, r12 = 1 to swap GS.
 global trap_return
 trap_return:
 	test r12d, r12d

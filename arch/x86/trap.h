@@ -1,7 +1,7 @@
 /*
  * arch/x86/trap: the entry of every exception and interrupt. What happens
  * then is the kernel's: it installs a handler per vector and a fallback for
- * the rest (kernel/panic.c reports faults and stray interrupts).
+ * the rest (kernel/core/panic.c reports faults and stray interrupts).
  */
 #ifndef ARCH_X86_TRAP_H
 #define ARCH_X86_TRAP_H
@@ -18,16 +18,16 @@
 #define VEC_PAGE_FAULT 14
 #define VEC_MACHINE_CHECK 18
 /* Vectors the kernel programs (above the 32 exceptions, SDM vol. 3, 6.2). */
-/* Ends a halt and nothing else: kernel/smp.c wakes waiting CPUs with it,
+/* Ends a halt and nothing else: kernel/core/smp.c wakes waiting CPUs with it,
  * and its own one-shot timer uses it to bound a wait. */
 #define VEC_SMP_WAKE 0x30
 #define VEC_QUANTUM_TIMER 0x40
 #define VEC_CALIBRATION_TIMER 0x41
 #define VEC_RESCHED_IPI 0x50
-/* kernel/event_run.c, arrivals=irq: an aperiodic arrival handed to another
+/* kernel/events/event_run.c, arrivals=irq: an aperiodic arrival handed to another
  * CPU as a device's interrupt would bring it. */
 #define VEC_ARRIVAL_IPI 0x58
-/* Device interrupts that deliver aperiodic arrivals (kernel/arrival_irq.c),
+/* Device interrupts that deliver aperiodic arrivals (kernel/arrivals/arrival_irq.c),
  * in the quantum timer's priority class: the wake-up IPI outranks them too,
  * so what they call may wait for another CPU. */
 #define VEC_ARRIVAL_HPET 0x44
@@ -36,7 +36,7 @@ _Static_assert((VEC_RESCHED_IPI >> 4) > (VEC_ARRIVAL_HPET >> 4) &&
 	       (VEC_RESCHED_IPI >> 4) > (VEC_ARRIVAL_UART >> 4),
 	       "the wake-up IPI must outrank the arrival interrupts");
 /* A CPU halted inside the quantum timer's handler is woken by this IPI
- * (kernel/sched_run.c): the local APIC delivers it only from a higher
+ * (kernel/run/sched_run.c): the local APIC delivers it only from a higher
  * priority class (vector >> 4) than the one in service (SDM 11.8.3). */
 _Static_assert((VEC_RESCHED_IPI >> 4) > (VEC_QUANTUM_TIMER >> 4),
 	       "the wake-up IPI must outrank the quantum timer");

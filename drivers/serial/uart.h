@@ -1,5 +1,5 @@
 /* drivers/serial/uart: 16550 UARTs, polled: COM1 is the console, COM2
- * carries the GDB stub (kernel/gdbstub.c). */
+ * carries the GDB stub (kernel/debug/gdbstub.c). */
 #ifndef DRIVERS_SERIAL_UART_H
 #define DRIVERS_SERIAL_UART_H
 

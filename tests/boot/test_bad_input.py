@@ -105,7 +105,7 @@ def test_page_fault_is_reported_and_fails(iso_with, word, on_ap, function):
                             str(ROOT / "build/kernel/kernel.elf"), m.group(3)],
                            capture_output=True, text=True, check=True)
     assert where.stdout.split()[0] == function, where.stdout
-    # The kernel names it too, from its own symbol table (kernel/ksyms).
+    # The kernel names it too, from its own symbol table (kernel/core/ksyms).
     frame0 = re.search(r"#0 (0x[0-9a-f]+) (\w+)\+0x[0-9a-f]+$",
                        boot.serial, re.M)
     assert frame0, boot.tail()

@@ -1,4 +1,4 @@
-"""The event-driven plugin `pfp` in the kernel (kernel/event_run.c): per-CPU
+"""The event-driven plugin `pfp` in the kernel (kernel/events/event_run.c): per-CPU
 one-shot timers at the plugin's next_call(), jobs ended by the CPU time
 their threads had, aperiodic arrivals on timers. The executed schedule is
 the simulator's (schedsim, sched/evsim.c): the same (cpu, task) segments

@@ -36,7 +36,7 @@ kill
     assert [r[0] for r in rows] == ["0", "1", "2"], out
     states = {int(r[0]): r[2] for r in rows}
     assert states[0] == "online", out
-    # Both APs are started together (kernel/smp.c): the one stopped at its
+    # Both APs are started together (kernel/core/smp.c): the one stopped at its
     # entry has not checked in; the other may have by then.
     assert states[int(arrived[1])] == "starting", out
     assert states[int(arrived[0])] in ("starting", "online"), out

@@ -1,4 +1,4 @@
-"""The kernel's own GDB stub (kernel/gdbstub.c) on COM2 under QEMU with 4
+"""The kernel's own GDB stub (kernel/debug/gdbstub.c) on COM2 under QEMU with 4
 CPUs: a real GDB attaches at boot (gdb=wait), and a raw client speaks the
 protocol byte by byte for what GDB does not show (Ctrl-C, a resent reply,
 checksum errors, an attach while the scheduler runs)."""

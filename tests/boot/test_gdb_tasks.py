@@ -1,4 +1,4 @@
-"""The task layer through the kernel's GDB stub (kernel/gdbstub.c, COM2)
+"""The task layer through the kernel's GDB stub (kernel/debug/gdbstub.c, COM2)
 under QEMU with 4 CPUs and `-cpu max`, whose TCG has SMAP: thread names
 say what each CPU runs, a task's control page reads the same through its
 user address (SMAP lifted by the stub) as through the kernel's pointer,
@@ -132,7 +132,7 @@ def test_ring3_stops_are_gdbs_and_a_tasks_own_traps_kill_it(iso_with,
     address in every task) stops the machine in ring 3 when H writes it:
     the CPU's registers are H's (user CS and SS, GS base 0) and its thread
     is named H. The trap flag then set in H's frame is H's own: the #DB it
-    takes in ring 3 kills H (kernel/task_kill.c) instead of stopping, and
+    takes in ring 3 kills H (kernel/run/task_kill.c) instead of stopping, and
     the run goes on to its end."""
     f = tmp_path / "set.tasks"
     f.write_text(RING3_SET)

@@ -84,7 +84,7 @@ def test_cpus_beyond_the_limit_are_named_and_counted(iso_with, tmp_path):
 
 def test_tsc_handshake_with_every_wait_halted(iso_with):
     # spin_us=0: each side of the TSC handshake halts at once in every
-    # round and is woken by the other's IPI (kernel/smp.c) -- the path a
+    # round and is woken by the other's IPI (kernel/core/smp.c) -- the path a
     # busy emulator host takes. Under -icount the clock is virtual, so the
     # offsets must still be good enough that no boundary is missed.
     boot = qemu(iso_with("spin_us=0 slots=200"), smp=8, machine="q35",

@@ -151,7 +151,7 @@ def test_executed_schedule_equals_simulator(iso_with, tmp_path, sched, cpus,
         r = results[name]
         assert r["state"] == "ok", r
         assert int(r["quanta"]) == st["quanta"], (name, r, st)
-    # The kernel's own job accounting (kernel/jobs.c) against the jobs the
+    # The kernel's own job accounting (kernel/task/jobs.c) against the jobs the
     # executed schedule holds, on sets without events.
     if taskset == "default":
         rows, _ = parse_schedule("\n".join(got))

@@ -301,8 +301,35 @@ def layouts(draw):
         at += memsz
     edges = [x for v, m, f, _ in segs for x in (v, v + f - 1, v + f, v + m - 1)]
     entry = draw(st.one_of(st.none(), st.sampled_from(edges),
-                           st.integers(anchor - PAGE, at + PAGE)))
+                           st.integers(*entry_range(segs))))
     return synthetic(segs, entry)
+
+
+def entry_range(segs):
+    """From a page below the lowest segment to a page past the highest end.
+    `at` may step back below where the first segment began, so the bounds
+    come from the segments themselves: lowest start <= highest end, and the
+    interval is never empty."""
+    low = min(v for v, _, _, _ in segs)
+    high = max(v + m for v, m, _, _ in segs)
+    return low - PAGE, high + PAGE
+
+
+def test_entry_range_is_never_empty_and_spans_every_segment():
+    """The generator's interval for entry points, over layouts that step
+    back below their anchor (the draw that once made it empty): it holds
+    every byte of every segment and a page either side."""
+    import itertools
+    base = RT_USER_BASE
+    for steps in itertools.product([-1, 0, 2], repeat=3):
+        segs, at = [], base
+        for k in steps:
+            at += k * PAGE
+            segs.append((at, 8, 8, 5))
+        lo, hi = entry_range(segs)
+        assert lo <= hi
+        assert lo == min(v for v, *_ in segs) - PAGE
+        assert all(lo < v and v + m < hi for v, m, *_ in segs)
 
 
 @settings(max_examples=100, deadline=None,

@@ -95,3 +95,130 @@ def test_the_check_sees_a_violation(tmp_path, monkeypatch):
     (tmp_path / "lib" / "fmt.h").write_text("")
     monkeypatch.setattr(__import__(__name__), "ROOT", tmp_path)
     assert violations() == {("arch/x86/bad.c", "kernel/console.h")}
+
+
+# ---- inside kernel/: its subsystem folders (docs/design.md, "Inside
+# kernel/"), each using only itself and the folders listed; kernel/main.c,
+# the boot sequence at the top, may use them all.
+KERNEL_MAY_USE = {
+    "kernel/core": set(),
+    "kernel/trace": {"kernel/core"},
+    "kernel/time": {"kernel/core", "kernel/trace"},
+    "kernel/arrivals": {"kernel/core"},
+    "kernel/task": {"kernel/core", "kernel/trace", "kernel/time"},
+    "kernel/run": {"kernel/core", "kernel/trace", "kernel/time",
+                   "kernel/task"},
+    "kernel/events": {"kernel/core", "kernel/trace", "kernel/time",
+                      "kernel/arrivals", "kernel/task", "kernel/run"},
+    "kernel/debug": {"kernel/core", "kernel/trace", "kernel/time",
+                     "kernel/task", "kernel/run"},
+}
+C_INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
+
+
+def kernel_includes():
+    """(file, included file) for every quoted #include between two files
+    of kernel/, paths relative to ROOT."""
+    for src in sorted((ROOT / "kernel").rglob("*")):
+        if src.suffix not in (".c", ".h"):
+            continue
+        for inc in C_INCLUDE.findall(src.read_text(errors="replace")):
+            target = (src.parent / inc).resolve()
+            try:
+                rel = target.relative_to(ROOT / "kernel")
+            except ValueError:
+                continue        # outside kernel/: the table above covers it
+            yield (src.relative_to(ROOT).as_posix(),
+                   ("kernel" / rel).as_posix())
+
+
+def kernel_folder(path):
+    parts = path.split("/")
+    return "/".join(parts[:2]) if len(parts) > 2 else None
+
+
+def kernel_violations():
+    found = set()
+    for src, target in kernel_includes():
+        have, want = kernel_folder(src), kernel_folder(target)
+        if have is None or have == want:
+            continue            # kernel/main.c, or the same folder
+        if have not in KERNEL_MAY_USE:
+            found.add((src, f"{have}/ is not in the table"))
+        elif want not in KERNEL_MAY_USE[have]:
+            found.add((src, target))
+    return found
+
+
+def kernel_cycles():
+    """Include cycles between kernel/'s units: a unit is a .c file and the
+    header of the same name (what one file's includes and calls reach),
+    so x.c including y.h and y.c including x.h is a cycle. Returns the
+    strongly connected components of more than one unit, sorted."""
+    graph = {}
+    for src, target in kernel_includes():
+        a, b = src.rsplit(".", 1)[0], target.rsplit(".", 1)[0]
+        graph.setdefault(a, set())
+        graph.setdefault(b, set())
+        if a != b:
+            graph[a].add(b)
+    index, low, stack, on, comps = {}, {}, [], set(), []
+
+    def visit(v):       # Tarjan's algorithm
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on.add(v)
+        for w in sorted(graph[v]):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                comps.append(sorted(comp))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return sorted(comps)
+
+
+def test_kernel_folders_follow_their_table():
+    folders = {p.relative_to(ROOT).as_posix()
+               for p in (ROOT / "kernel").iterdir() if p.is_dir()}
+    assert folders == set(KERNEL_MAY_USE), (
+        "kernel/'s folders and the table differ (docs/design.md)")
+    assert kernel_violations() == set(), (
+        "includes inside kernel/ that run against its table "
+        "(docs/design.md):\n" +
+        "\n".join(f"  {s} -> {t}" for s, t in sorted(kernel_violations())))
+
+
+def test_no_include_cycle_inside_kernel():
+    assert kernel_cycles() == [], kernel_cycles()
+
+
+def test_the_kernel_checks_see_an_upward_include_and_a_cycle(tmp_path,
+                                                              monkeypatch):
+    """Not vacuous: task/ including run/ is caught as upward, and two units
+    of one folder that include each other's headers are a cycle."""
+    k = tmp_path / "kernel"
+    for folder in KERNEL_MAY_USE:
+        (tmp_path / folder).mkdir(parents=True)
+    (k / "task" / "a.c").write_text('#include "b.h"\n#include "../run/r.h"\n')
+    (k / "task" / "b.c").write_text('#include "a.h"\n')
+    (k / "task" / "a.h").write_text("")
+    (k / "task" / "b.h").write_text("")
+    (k / "run" / "r.h").write_text('#include "../task/a.h"\n')
+    monkeypatch.setattr(__import__(__name__), "ROOT", tmp_path)
+    assert kernel_violations() == {("kernel/task/a.c", "kernel/run/r.h")}
+    assert kernel_cycles() == [["kernel/run/r", "kernel/task/a",
+                                "kernel/task/b"]]

@@ -1,5 +1,5 @@
 """A trace-dump writer for the tests, written from docs/trace-format.md apart
-from the kernel's kernel/trace.c and the decoder's tools/rtktrace: random
+from the kernel's kernel/trace/trace.c and the decoder's tools/rtktrace: random
 record sets become the console lines a kernel would print."""
 import base64
 import random

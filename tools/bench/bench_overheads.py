@@ -28,7 +28,7 @@ from benchlib import print_table, pyplot, write_csv
 
 NEEDS_ISO = True
 ICOUNT = "shift=3,sleep=off"
-# kernel/sched_run.c: MAX_TASKS.
+# kernel/run/sched_run.c: MAX_TASKS.
 MAX_TASKS = 256
 EVENTS = ("tick", "sched", "cxs")
 EDF_PLUGINS = ("gedf", "pedf", "ngedf")
@@ -56,7 +56,7 @@ def task_set(n, m, seed):
     (see the module's docstring); returns (text, utilisation)."""
     if n > MAX_TASKS:
         raise SystemExit(f"bench_overheads: {n} tasks; the kernel takes at "
-                         f"most {MAX_TASKS} (kernel/sched_run.c MAX_TASKS)")
+                         f"most {MAX_TASKS} (kernel/run/sched_run.c MAX_TASKS)")
     rng = random.Random(seed)
     base = max(2, -(-2 * n // m))
     periods = [max(2, rng.randint(base, 2 * base)) for _ in range(n)]

@@ -1,7 +1,7 @@
 """What tracing costs (issue 11 item 5): the same run with record=on and
 record=off, and the kernel's own price of one record (RESULT trace
 cycles_per_record: the median over rounds of writing records in a tight
-loop, kernel/trace.c trace_cost_cycles).
+loop, kernel/trace/trace.c trace_cost_cycles).
 
 What the runs are compared by is what needs no record: the time the tasks
 saw themselves run (RESULT task self_us, their hourglass on the control

@@ -5,7 +5,7 @@ trace (RESULT overhead sched and cxs), under -icount.
 The sets are tools/bench/bench_overheads.py's task_set (N tasks of one
 quantum, U <= M/2; GDQ takes w = e/p); the paper's processes all had the
 same weight, these do not, which only changes which group a task falls
-into. The kernel takes at most 256 tasks (kernel/sched_run.c MAX_TASKS),
+into. The kernel takes at most 256 tasks (kernel/run/sched_run.c MAX_TASKS),
 the paper went to 1000 processes."""
 from common import Section, panel, save_figure
 from benchlib import pyplot, write_csv  # noqa: E402 (common puts it on the path)

@@ -3,7 +3,7 @@ of master/slave PD2's per-slot decision against one staggered Schedule(p)
 call, warm cache and cold (`coldcache=on`: the plugin's memory CLFLUSHed
 before each timed call, outside it), read from the kernel's own trace.
 
-What a `sched` span is (kernel/sched_decide.c, RESULT overhead event=
+What a `sched` span is (kernel/run/sched_decide.c, RESULT overhead event=
 sched): under pd2 (aligned quanta, not ordered) the first CPU at a
 boundary takes the plugin lock and, inside one span, calls the plugin for
 CPU 0 to M-1 -- pd2's call for CPU 0 makes all M decisions of the slot
@@ -75,7 +75,7 @@ def sched_span(b, plugin, n, m, slots):
     count = int(r["n"])
     want = slots * (m if plugin == "spd2" else 1)
     # A pd2 CPU that comes late decides the slots it missed in one span
-    # (kernel/sched_decide.c, boundary_aligned): fewer spans, which the
+    # (kernel/run/sched_decide.c, boundary_aligned): fewer spans, which the
     # section reports; anything else is not what this measures.
     if count > want or (count < want and plugin == "spd2") or count == 0:
         raise SystemExit(f"pfair_overhead_kernel: {plugin} N={n} M={m}: "

@@ -1,5 +1,5 @@
 /*
- * Host unit test of kernel/trace.h's record writer (trace_put, the part of
+ * Host unit test of kernel/trace/trace.h's record writer (trace_put, the part of
  * trace_emit that needs no CPU) and of lib/trace_dump's counting over what
  * it leaves: a full buffer keeps its first records whole, counts the rest
  * as dropped, and seq runs on through the drops.
@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../../../kernel/trace.h"
+#include "../../../kernel/trace/trace.h"
 #include "../../../lib/trace_dump.h"
 
 #include "unit.h"

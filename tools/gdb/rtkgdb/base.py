@@ -41,7 +41,7 @@ def register_all():
 
 
 def clock_cpu(k):
-    """CPU k's place in the current quantum-clock run (kernel/quantum_clock.c,
+    """CPU k's place in the current quantum-clock run (kernel/time/quantum_clock.c,
     qclock.cpu[k]): (serviced, missed, next, done); zeros before any run."""
     q = gdb.parse_and_eval("qclock")
     if int(q["cpu"]) == 0 or k >= int(q["cpu_capacity"]):
@@ -52,7 +52,7 @@ def clock_cpu(k):
 
 
 def driver():
-    """The running scheduler's driver (kernel/sched_run.h) and its plugin's
+    """The running scheduler's driver (kernel/run/sched_run.h) and its plugin's
     name; an error when no run has started."""
     d = gdb.parse_and_eval("sched_run_driver").dereference()
     if int(d["plugin"]) == 0:

@@ -1,4 +1,4 @@
-"""`rtk tasks`: the kernel's tasks (kernel/task.h, kernel/jobs.h) and, where
+"""`rtk tasks`: the kernel's tasks (kernel/task/task.h, kernel/task/jobs.h) and, where
 the running plugin keeps one, each task's lag (Pfair) or service error
 (GDQ)."""
 import gdb
@@ -15,7 +15,7 @@ def cpu_of(v):
 
 
 def job_slots(t):
-    """Job `done`'s release and deadline slots, in kernel/jobs.c's u64
+    """Job `done`'s release and deadline slots, in kernel/task/jobs.c's u64
     arithmetic: anchor_slot + (j - anchor_job) * p, deadline d later."""
     j = t["jobs"]
     if not int(j["periodic"]):

@@ -1,0 +1,103 @@
+/* kernel/core/options: the kernel command line (FORMATS.md section 4). */
+#ifndef KERNEL_OPTIONS_H
+#define KERNEL_OPTIONS_H
+
+#include <stdint.h>
+
+#include "../../sched/sched.h"
+
+enum ticks_mode {
+	TICKS_ALIGNED = 1,
+	TICKS_STAGGERED = 2,
+	TICKS_BOTH = 3,
+};
+
+/* trace= */
+enum trace_mode {
+	TRACE_OFF,
+	TRACE_TICK_LINES,   /* on: a TRACE line per boundary */
+	TRACE_EVENTS,       /* events: the event records, dumped after a run */
+};
+
+enum selftest {
+	SELFTEST_NONE,
+	SELFTEST_PF_AP,     /* a page fault on an AP after bring-up */
+	SELFTEST_PF_BSP,    /* a page fault on the boot CPU */
+};
+
+/* gdb=: each level includes the ones before it (kernel/debug/gdbstub.h). */
+enum gdb_mode {
+	GDB_OFF,
+	GDB_ON,         /* the stub listens on COM2 */
+	GDB_PANIC,      /* and a panic stops in it */
+	GDB_WAIT,       /* and the boot waits for GDB */
+};
+
+/* dumpstate=: when the plugin's state is printed (kernel/run/dumpstate.h). */
+enum dumpstate_when {
+	DUMPSTATE_NEVER,
+	DUMPSTATE_SLOT,     /* after slot dumpstate_slot is decided */
+	DUMPSTATE_END,      /* after the run, with the quantum clock's */
+};
+
+/* arrivals=: where a run's aperiodic arrivals come from (docs/interrupts.md). */
+enum arrivals_mode {
+	ARRIVALS_TIMER,     /* the run's own one-shot timers */
+	ARRIVALS_HPET,      /* HPET comparator interrupts */
+	ARRIVALS_UART,      /* lines typed on COM1, besides the set's own */
+	/* the set's own, handed by CPU 0's timer to the last CPU by an
+	 * interrupt that delivers them as a device's would */
+	ARRIVALS_IRQ,
+};
+
+/* irqcheck=: the self-check of an interrupt source instead of a run. */
+enum irqcheck_mode {
+	IRQCHECK_OFF,
+	IRQCHECK_HPET,
+	IRQCHECK_UART,
+};
+
+struct kernel_options {
+	uint64_t quantum_us;
+	enum ticks_mode ticks;
+	uint64_t slots;
+	const struct sched_plugin *sched;   /* sched=; NULL: none */
+	uint64_t spin_us;   /* sched=: spin this long for a turn, then halt */
+	int hourglass;      /* sched=: the idle threads are the hourglass */
+	int events;         /* sched=: a plugin that can runs at events */
+	uint64_t hourglass_ns;  /* a longer gap is time it did not get */
+	enum trace_mode trace;
+	int record;         /* sched=: write trace records during the run */
+	int optime;         /* sched=: the plugin times its own operations */
+	int coldcache;      /* sched=: flush its memory before each decision */
+	int schedule;       /* an event run prints its schedule's lines */
+	enum selftest selftest;
+	int e9;             /* echo the console to port 0xE9 (Bochs) */
+	int end_halt;       /* end=halt: stay on the last screen, no exit */
+	enum gdb_mode gdb;
+	enum dumpstate_when dumpstate;
+	uint64_t dumpstate_slot;
+	/* late_boundary=CPU:SLOT:US: CPU's boundary SLOT is handled US
+	 * microseconds late (kernel/time/quantum_clock.c); late_us 0: none. */
+	unsigned late_cpu;
+	uint64_t late_slot, late_us;
+	enum arrivals_mode arrivals;
+	enum irqcheck_mode irqcheck;
+	uint64_t irq_cpu;   /* the CPU the arrival interrupts go to */
+	/* Scheduler parameters (gdq_T=40 ...), handed to the plugin. */
+	struct sched_param params[8];
+	unsigned nparams;
+	/* A word whose default is not a lesser form of what was asked: a
+	 * sched= naming no scheduler would fall back to the self-measurement
+	 * and pass. The boot fails instead (reason=cmdline). */
+	int fatal;
+};
+
+extern struct kernel_options options;
+
+/* Applies every word it understands; an unknown word or a bad value is
+ * named on the console and the default stays (or, for sched=, fatal is
+ * set). */
+void options_parse(const char *cmdline);
+
+#endif

@@ -1,0 +1,273 @@
+/* kernel/run/dispatch: making each CPU run what the plugin chose. */
+#include "dispatch.h"
+
+#include "../../arch/x86/context.h"
+#include "../../arch/x86/cpu.h"
+#include "../../arch/x86/desc.h"
+#include "../../drivers/apic/lapic.h"
+#include "../../sched/sched.h"
+#include "../core/bootmem.h"
+#include "../task/jobs.h"
+#include "../time/quantum_clock.h"
+#include "sched_decide.h"
+#include "../trace/trace.h"
+
+struct cpu_sched *cpu_scheds;
+static unsigned ncpus;
+static const struct dispatch_source *source;
+
+static uint32_t idx(const struct task *t)
+{
+	return t && t->index >= 0 ? (uint32_t)t->index : TRACE_NO_TASK;
+}
+
+static uint32_t job_of(const struct task *t)
+{
+	return t && t->index >= 0 ? (uint32_t)t->jobs.done : 0;
+}
+
+/* A reschedule IPI: read the answer again (kernel/core/cpu_wait.c's wake-ups
+ * share the vector; for them there is nothing new to switch to). */
+static void on_resched_ipi(struct trap_frame *f)
+{
+	(void)f;
+	lapic_eoi();
+	if (source)
+		source->on_ipi();
+	else
+		decide_rearm();
+	struct cpu_sched *cs = dispatch_me();
+	uint64_t sent = cs->ipi_sent_at;
+	if (sent) {
+		cs->ipi_sent_at = 0;
+		trace_emit(TRACE_IPI_RECV, TRACE_F_IPI_RESCHED, idx(cs->current),
+			   0, sent);
+	}
+	if (!cs->in_kernel)
+		dispatch_now();
+}
+
+void dispatch_setup(unsigned cpus, struct task *idle_threads)
+{
+	ncpus = cpus;
+	source = 0;
+	cpu_scheds = bootmem_alloc(cpus * sizeof *cpu_scheds);
+	for (unsigned k = 0; k < cpus; k++) {
+		cpu_scheds[k].idle = &idle_threads[k];
+		cpu_scheds[k].current = &idle_threads[k];
+	}
+	trap_set_handler(VEC_RESCHED_IPI, on_resched_ipi);
+}
+
+void dispatch_cpu_start(void)
+{
+	struct cpu_sched *cs = dispatch_me();
+	cs->current = cs->idle;
+	cs->idle->scheduled_on = (int)this_cpu()->cpu;
+	cs->idle->run_since = qclock_now();
+	cs->slot = 0;
+	cs->charged_to = 0;
+	cs->over = 0;
+	cs->in_kernel = 0;
+}
+
+struct task *dispatch_current(void)
+{
+	return dispatch_me()->current;
+}
+
+void dispatch_set_source(const struct dispatch_source *src)
+{
+	source = src;
+}
+
+int dispatch_event_driven(void)
+{
+	return source != 0;
+}
+
+void dispatch_end(void)
+{
+	dispatch_me()->over = 1;
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+}
+
+uint64_t dispatch_cpu_cycles(const struct task *t)
+{
+	uint64_t c = t->run_cycles;
+	if (dispatch_me()->current == t)
+		c += qclock_now() - t->run_since;
+	return c;
+}
+
+void dispatch_enter_slot(uint64_t slot)
+{
+	struct cpu_sched *cs = dispatch_me();
+	cs->slot = slot;
+	if (slot >= qclock_slots())
+		cs->over = 1;
+	/* Against dispatch_changed: either it sees this slot, or we see its
+	 * answer. */
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+}
+
+uint64_t dispatch_slot_now(void)
+{
+	if (!decide_at_events())
+		return dispatch_me()->slot;
+	uint64_t now = qclock_slot_at(this_cpu()->cpu, qclock_now());
+	uint64_t at = dispatch_me()->slot;
+	return now > at ? now : at;
+}
+
+void dispatch_account(uint64_t upto)
+{
+	struct cpu_sched *cs = dispatch_me();
+	if (upto <= cs->charged_to)
+		return;
+	if (cs->current->index >= 0)
+		jobs_charge(cs->current, this_cpu()->cpu, cs->charged_to, upto);
+	cs->charged_to = upto;
+}
+
+void dispatch_account_unserved(uint64_t upto)
+{
+	struct cpu_sched *cs = dispatch_me();
+	unsigned me = this_cpu()->cpu;
+	for (uint64_t s = cs->charged_to; !source && s < upto; s++) {
+		int i = decide_answer(me, s);
+		if (i == SCHED_IDLE)
+			continue;
+		struct task *t = &tasks[i];
+		if (t->state == TASK_OK && s >= t->slept_through)
+			jobs_charge(t, me, s, s + 1);
+	}
+	if (upto > cs->charged_to)
+		cs->charged_to = upto;
+}
+
+void dispatch_changed(unsigned cpu, uint64_t slot, int task)
+{
+	(void)task;
+	struct cpu_sched *cs = &cpu_scheds[cpu];
+	if (decide_at_events()) {
+		uint64_t at = cs->slot;
+		while (at < slot && !__atomic_compare_exchange_n(
+			       &cs->slot, &at, slot, 0, __ATOMIC_ACQ_REL,
+			       __ATOMIC_ACQUIRE))
+			;
+	}
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	unsigned me = this_cpu()->cpu;
+	if (cpu == me || cs->slot < slot)
+		return;     /* read at the next preemption point / boundary */
+	uint64_t now = qclock_now();
+	cs->ipi_sent_at = now;
+	trace_emit_at(now, TRACE_IPI_SEND, TRACE_F_IPI_RESCHED, TRACE_NO_TASK, 0,
+		      cpu);
+	lapic_send_ipi(percpu[cpu].apic_id, VEC_RESCHED_IPI);
+}
+
+/* After a switch, on the thread switched to: prev is off this CPU. A CPU
+ * that chose prev while it ran here gets it now. */
+static void finish_switch(struct task *prev)
+{
+	struct cpu_sched *cs = dispatch_me();
+	trace_emit(TRACE_CXS_END, 0, idx(cs->current), job_of(cs->current),
+		   idx(prev));
+	if (prev->index < 0)
+		return;     /* an idle thread stays with its CPU */
+	__atomic_store_n(&prev->scheduled_on, TASK_NONE, __ATOMIC_RELEASE);
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	int want = prev->linked_on;
+	if (want != TASK_NONE && (unsigned)want != this_cpu()->cpu) {
+		uint64_t now = qclock_now();
+		cpu_scheds[want].ipi_sent_at = now;
+		trace_emit_at(now, TRACE_IPI_SEND, TRACE_F_IPI_RESCHED,
+			      idx(prev), 0, (uint64_t)want);
+		lapic_send_ipi(percpu[want].apic_id, VEC_RESCHED_IPI);
+	}
+}
+
+static void switch_to(struct cpu_sched *cs, struct task *next)
+{
+	/* Between boundaries (at events): prev ran until this slot. */
+	dispatch_account(cs->slot);
+	struct task *prev = cs->current;
+	trace_emit(TRACE_CXS_START, 0, idx(next), 0, idx(prev));
+	uint64_t now = qclock_now();
+	prev->run_cycles += now - prev->run_since;
+	next->run_since = now;
+	if (prev->fpu)
+		fpu_save(prev->fpu);
+	if (next->vm) {
+		struct percpu *p = this_cpu();
+		uint64_t cr3 = (uint64_t)next->vm->pml4;
+		if (read_cr3() != cr3)
+			write_cr3(cr3);
+		desc_set_kernel_stack(&p->tss, (uint64_t)next->kstack_top);
+		p->syscall_rsp0 = (uint64_t)next->kstack_top;
+		fpu_restore(next->fpu);
+		/* For the task's own measurements (rt_abi.h): where it runs
+		 * now, and that it was dispatched. */
+		next->control->cpu = this_cpu()->cpu;
+		next->control->dispatches++;
+	}
+	cs->current = next;
+	cs->switches++;
+	prev = context_switch(&prev->rsp, next->rsp, prev);
+	/* Maybe on another CPU now: finish_switch looks afresh. */
+	finish_switch(prev);
+}
+
+/* The task that should run here now, or NULL for the idle thread. */
+static struct task *chosen(struct cpu_sched *cs, unsigned me)
+{
+	if (cs->over || (!source && decide_failed()))
+		return 0;
+	int i = source ? source->answer(me) : decide_answer(me, cs->slot);
+	if (i == SCHED_IDLE)
+		return 0;
+	struct task *t = &tasks[i];
+	if (t->state != TASK_OK)
+		return 0;
+	if (t->sleeping) {
+		if (cs->slot < t->slept_through)
+			return 0;       /* its job ended in this slot */
+		t->sleeping = 0;
+	}
+	return t;
+}
+
+void dispatch_now(void)
+{
+	struct cpu_sched *cs = dispatch_me();
+	unsigned me = this_cpu()->cpu;
+	struct task *next = chosen(cs, me);
+	if (next) {
+		/* Against finish_switch on the CPU it may still run on: either
+		 * it sees our link, or we see it free. */
+		next->linked_on = (int)me;
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+		if (next != cs->current) {
+			int free = TASK_NONE;
+			if (!__atomic_compare_exchange_n(&next->scheduled_on, &free,
+							 (int)me, 0,
+							 __ATOMIC_ACQ_REL,
+							 __ATOMIC_ACQUIRE))
+				next = 0;   /* still elsewhere: wait idle */
+		}
+	}
+	if (!next)
+		next = cs->idle;
+	if (next != cs->current)
+		switch_to(cs, next);
+}
+
+void dispatch_first_run(void *prev, void *task)
+{
+	struct task *t = task;
+	finish_switch(prev);
+	struct trap_frame *f = (struct trap_frame *)t->kstack_top - 1;
+	context_enter_user(f);
+}

@@ -1,0 +1,375 @@
+/* kernel/run/sched_run: a scheduler plugin running the task set's threads. */
+#include "sched_run.h"
+
+#include "../../arch/x86/cpu.h"
+#include "../../arch/x86/features.h"
+#include "../../arch/x86/percpu.h"
+#include "../../arch/x86/power.h"
+#include "../../arch/x86/syscall.h"
+#include "../../arch/x86/tsc.h"
+#include "../../lib/fmt.h"
+#include "../../lib/str.h"
+#include "../../lib/taskset.h"
+#include "../../sched/driver.h"
+#include "../core/bootmem.h"
+#include "coldcache.h"
+#include "../core/console.h"
+#include "../core/cpu_wait.h"
+#include "dumpstate.h"
+#include "dispatch.h"
+#include "hourglass.h"
+#include "../task/jobs.h"
+#include "../core/options.h"
+#include "../core/panic.h"
+#include "../task/program.h"
+#include "../time/quantum_clock.h"
+#include "run_report.h"
+#include "sched_decide.h"
+#include "../core/smp.h"
+#include "syscall.h"
+#include "../task/task.h"
+#include "task_kill.h"
+#include "../trace/trace.h"
+
+#define MAX_TASKS 256
+#define MAX_EVENTS 256
+/* The epoch is this far after the start, so every CPU has armed its first
+ * boundary before it comes. */
+#define LEAD_US 20000
+/* Trace records a CPU writes per slot at most in an ordinary run: tick,
+ * sched and switch pairs, a completion, a miss, hourglass gaps, IPIs. */
+#define RECORDS_PER_SLOT 16
+#define RECORDS_SPARE 4096
+/* What one task costs beyond its program and working set: kernel stack,
+ * FPU area, console buffer, user stack, control page, page tables. */
+#define TASK_FIXED_BYTES (16384 + 512 + TASK_OUT_MAX + (64 << 10) + 4096 + \
+			  8 * 4096)
+
+static struct task_spec specs[MAX_TASKS];
+static struct taskset_event events[MAX_EVENTS];
+static struct taskset ts = { specs, 0, MAX_TASKS, events, 0, MAX_EVENTS };
+static struct sched_driver drv;
+/* For GDB (tools/gdb): the running plugin and its state. */
+const struct sched_driver *const sched_run_driver = &drv;
+static unsigned cpus;
+static unsigned next_event;      /* CPU 0: the kernel's own `at` cursor */
+
+static void *alloc(void *ctx, size_t size)
+{
+	(void)ctx;
+	void *p = bootmem_alloc(size);
+	coldcache_note_alloc(p, size);
+	return p;
+}
+
+static uint32_t idx(const struct task *t)
+{
+	return t->index >= 0 ? (uint32_t)t->index : TRACE_NO_TASK;
+}
+
+static uint64_t on_boundary(void *ctx, unsigned cpu, uint64_t slot,
+			    int missed, uint64_t entry)
+{
+	(void)ctx;
+	struct cpu_sched *cs = dispatch_me();
+	cs->in_kernel = 1;
+	struct task *cur = cs->current;
+	trace_emit_at(entry, TRACE_TICK_START, missed ? TRACE_F_TICK_MISSED : 0,
+		      idx(cur), 0, slot);
+	uint64_t slots = qclock_slots();
+	if (missed)
+		dispatch_account_unserved(slot);
+	dispatch_account(slot);
+	if (cpu == 0 && slot < slots)
+		jobs_boundary(slot, &next_event);
+	dispatch_enter_slot(slot);
+	if (slot < slots) {
+		int failed;
+		decide_boundary(cpu, slot, &failed);
+	}
+	trace_emit(TRACE_TICK_END, 0, idx(cur), 0, slot);
+	return decide_next(slot);
+}
+
+static void after_boundary(void *ctx, unsigned cpu, struct trap_frame *f)
+{
+	(void)ctx;
+	(void)cpu;
+	(void)f;
+	dispatch_me()->in_kernel = 0;
+	dispatch_now();
+}
+
+/* Every CPU of the run: SSE state saving and the protections for ring 3,
+ * and the SYSCALL entry. */
+static void cpu_prepare(void *arg)
+{
+	(void)arg;
+	features_init_cpu();
+	syscall_init_cpu();
+}
+
+void sched_run_cpu(void *arg)
+{
+	(void)arg;
+	struct percpu *p = this_cpu();
+	p->state = CPU_MEASURING;
+	irq_disable();
+	dispatch_cpu_start();
+	qclock_cpu_start(0);
+	hourglass_idle();
+	qclock_cpu_stop();
+	p->state = CPU_DONE;
+}
+
+/* Every task can run here: its program is on the boot medium, and a
+ * workload that completes jobs has periods. */
+static int check_work(const char *file, const char **reason)
+{
+	for (unsigned i = 0; i < ts.ntasks; i++) {
+		const struct task_spec *s = &specs[i];
+		const char *w = taskset_work_name(s->work);
+		if (!program_exists(w)) {
+			kprintf("taskset: %s:%u: task %s: no program '%s' on the "
+				"boot medium (work=%s)\n", file, s->line, s->name,
+				w, w);
+			*reason = "program";
+			return -1;
+		}
+		if (s->work == TASK_WORK_BACKTEST && !s->p) {
+			kprintf("taskset: %s:%u: task %s: work=backtest completes "
+				"jobs, so it needs e= and p=; a weight-only task "
+				"has none\n", file, s->line, s->name);
+			*reason = "work";
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* What the run will take from memory: the tasks and the trace. */
+static int check_memory(uint64_t records, const char **reason)
+{
+	uint64_t need = records * sizeof(struct trace_rec) * cpus;
+	for (unsigned i = 0; i < ts.ntasks; i++)
+		need += TASK_FIXED_BYTES + specs[i].ws + 65536;
+	uint64_t have = bootmem_free_bytes();
+	if (need + (1u << 20) > have) {
+		kprintf("sched: %u tasks and a %llu-record trace per CPU need "
+			"about %llu KiB; %llu KiB are free\n", ts.ntasks,
+			(unsigned long long)records,
+			(unsigned long long)(need >> 10),
+			(unsigned long long)(have >> 10));
+		*reason = "memory";
+		return -1;
+	}
+	return 0;
+}
+
+/* Records per CPU for a run of slots quanta (a 32-bit count). */
+static uint64_t trace_records_needed(uint64_t slots)
+{
+	uint64_t releases = 0;
+	for (unsigned i = 0; i < ts.ntasks; i++)
+		if (specs[i].p)
+			releases += slots / specs[i].p + 1;
+	uint64_t n = slots * RECORDS_PER_SLOT + releases + RECORDS_SPARE;
+	return n < 0xffffffffu ? n : 0xffffffffu;
+}
+
+static void fill_control(struct task *t, uint64_t quantum_us)
+{
+	struct rt_control *c = t->control;
+	c->magic = RT_CONTROL_MAGIC;
+	c->version = RT_CONTROL_VERSION;
+	c->task = (uint32_t)t->index;
+	c->e = t->spec->e;
+	c->p = t->spec->p;
+	c->d = t->spec->d;
+	c->weight = t->spec->weight;
+	c->ws_bytes = t->spec->ws;
+	c->quantum_ns = quantum_us * 1000;
+	c->tsc_khz = tsc.khz;
+	c->epoch_tsc = qclock_t0();
+	c->gap_threshold_cycles = hourglass_threshold();
+	c->seed = 0x9e3779b97f4a7c15ull ^ (uint64_t)(t->index + 1);
+	if (str_eq(power_hypervisor(), "TCGTCGTCGTCG"))
+		c->flags |= RT_CONTROL_PAUSE;
+	if (t->spec->work == TASK_WORK_BAD_WRITE_OTHER && ntasks > 1)
+		c->other_page = (uint64_t)tasks[(t->index + 1) % ntasks].control;
+}
+
+void sched_run_fill_controls(uint64_t quantum_us)
+{
+	for (unsigned i = 0; i < ntasks; i++)
+		fill_control(&tasks[i], quantum_us);
+}
+
+void sched_run_threads_setup(struct task *idle)
+{
+	dispatch_setup(cpus, idle);
+	syscall_setup();
+	panic_set_user_fault_handler(task_on_user_fault);
+	cpu_wait_setup(tsc_from_us(options.spin_us));
+	hourglass_setup(options.hourglass, tsc_from_ns(options.hourglass_ns));
+	uint64_t hg = hourglass_calibrate(cpus, smp_run_on_all);
+	kprintf("hourglass: %s, a gap is a step over %llu ns\n",
+		options.hourglass ? "on every idle CPU" : "off (idle CPUs halt)",
+		(unsigned long long)tsc_to_ns(hg));
+}
+
+static int make_tasks(const char **reason)
+{
+	ntasks = ts.ntasks;
+	tasks = bootmem_alloc(ntasks * sizeof *tasks);
+	for (unsigned i = 0; i < ntasks; i++) {
+		struct task *t = &tasks[i];
+		t->index = (int)i;
+		t->spec = &specs[i];
+		t->name = specs[i].name;
+		char err[200];
+		if (program_load(t, err, sizeof err)) {
+			kprintf("taskset: %s\n", err);
+			*reason = "program";
+			return -1;
+		}
+		task_init_user(t, dispatch_first_run);
+	}
+	return 0;
+}
+
+static void report_failure(const char *file)
+{
+	if (drv.err_line)
+		kprintf("sched: %s:%u: %s\n", file, drv.err_line, drv.err.msg);
+	else
+		kprintf("sched: %s: %s\n", file, drv.err.msg);
+}
+
+/* The plugin's operations are timed on the CPU that runs them, so the
+ * TSC's per-CPU offset cancels out of each duration. */
+static uint64_t optime_clock(void)
+{
+	return rdtsc();
+}
+
+/* optime=on: the plugin times its own operations (its summary shows
+ * them); a plugin that times none says so. */
+static void start_optime(const struct sched_plugin *plugin)
+{
+	if (plugin->set_clock)
+		plugin->set_clock(drv.s, optime_clock);
+	else
+		kprintf("sched: optime=on: %s times no operations of its own\n",
+			plugin->name);
+}
+
+int sched_run_prepare(const struct sched_plugin *plugin, const char *file,
+		      const char *text, size_t len, uint64_t slots,
+		      struct sched_run_setup *out, const char **reason)
+{
+	const char *name = plugin->name;
+	char err[256];
+	if (taskset_parse(&ts, file, text, len, err, sizeof err)) {
+		kprintf("taskset: %s\n", err);
+		*reason = "taskset";
+		return -1;
+	}
+	for (unsigned i = 0; i < options.nparams; i++) {
+		const char *pn = options.params[i].name;
+		unsigned n = 0;
+		while (pn[n])
+			n++;
+		if (!sched_takes_param(plugin, pn, n))
+			kprintf("sched: %s is not a parameter of %s; ignored\n",
+				pn, name);
+	}
+	cpus = smp.online;
+	if (check_work(file, reason))
+		return -1;
+	uint64_t records = trace_records_needed(slots);
+	if (check_memory(records, reason))
+		return -1;
+	smp_run_on_all(cpu_prepare, 0, 1000000);
+	if (make_tasks(reason))
+		return -1;
+	struct task *idle = bootmem_alloc(cpus * sizeof *idle);
+	for (unsigned k = 0; k < cpus; k++)
+		task_init_idle(&idle[k], k);
+	*out = (struct sched_run_setup){ &ts, cpus, idle };
+	return 0;
+}
+
+int sched_run_quanta(const struct sched_plugin *plugin, const char *file,
+		     struct task *idle, uint64_t slots, uint64_t quantum_us,
+		     const char **reason)
+{
+	const char *name = plugin->name;
+	uint64_t records = trace_records_needed(slots);
+	if (!options.schedule)
+		kprintf("sched: schedule=off: %s is quantum-driven; only event "
+			"runs leave out their schedule's lines\n", name);
+	int staggered = plugin->staggered;
+	struct sched_config cfg = { .cpus = cpus, .staggered = staggered,
+				    .tasks = &ts, .params = options.params,
+				    .nparams = options.nparams, .seed = 1 };
+	/* Only a plugin that names its next event can run at events. */
+	decide_setup(&drv, plugin->ordered,
+		     options.events && plugin->next_event != 0, cpus,
+		     dispatch_changed);
+	coldcache_reset();
+	if (sched_driver_create(&drv, plugin, &cfg, alloc, 0, decide_on_choice,
+				0)) {
+		kprintf("sched: %s: %s\n", file, drv.err.msg);
+		*reason = "admission";
+		return -1;
+	}
+	coldcache_freeze(specs, ts.ntasks * sizeof specs[0], &drv, sizeof drv);
+	if (options.optime)
+		start_optime(plugin);
+	kprintf("sched: %s on %u CPUs, %u tasks from %s, %llu slots, %s quanta\n",
+		name, cpus, ts.ntasks, file, (unsigned long long)slots,
+		staggered ? "staggered" : "aligned");
+
+	if (trace_setup(cpus, (uint32_t)records)) {
+		*reason = "memory";
+		return -1;
+	}
+	trace_reset();
+	/* record=off: the run without the records' cost; run_report prints
+	 * only what needs none. */
+	trace_enable(options.record);
+	jobs_setup(&ts, tasks, ntasks);
+	sched_run_threads_setup(idle);
+	static const struct qclock_client client = {
+		on_boundary, after_boundary, 0, 1 };
+	qclock_prepare(staggered, slots, quantum_us, cpus, LEAD_US, &client);
+	sched_run_fill_controls(quantum_us);
+	next_event = 0;
+
+	uint64_t timeout_us = LEAD_US + (slots + 1) * quantum_us * 2 + 2000000;
+	unsigned late = smp_run_on_all(sched_run_cpu, 0, timeout_us);
+	trace_enable(0);
+	if (late) {
+		for (unsigned k = 0; k < cpus; k++)
+			if (!qclock_cpu_done(k))
+				kprintf("sched: cpu %u stopped at boundary %llu of "
+					"%llu\n", k,
+					(unsigned long long)qclock_cpu_next(k),
+					(unsigned long long)slots);
+		*reason = "quantum_clock";
+		return -1;
+	}
+	/* At events the plugin's accounting stops at the last slot decided. */
+	if (!decide_failed() && sched_driver_finish(&drv, slots - 1))
+		decide_abort();
+	if (decide_failed()) {
+		report_failure(file);
+		*reason = "sched";
+		return -1;
+	}
+	dumpstate_end(&drv);
+	run_report(plugin, drv.s, &ts, cpus);
+	coldcache_report();
+	return 0;
+}

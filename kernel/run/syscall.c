@@ -1,0 +1,144 @@
+/* kernel/run/syscall: the table and its calls. */
+#include "syscall.h"
+
+#include "../../arch/x86/syscall.h"
+#include "../../arch/x86/tsc.h"
+#include "../../lib/fmt.h"
+#include "../../lib/rt_abi.h"
+#include "../../sched/driver.h"
+#include "../run/dispatch.h"
+#include "../task/jobs.h"
+#include "../time/quantum_clock.h"
+#include "../run/sched_decide.h"
+#include "../task/task.h"
+#include "task_kill.h"
+#include "../task/vm.h"
+
+typedef int64_t (*syscall_fn)(struct task *t, struct trap_frame *f);
+
+static uint64_t ns_since_epoch(uint64_t when)
+{
+	uint64_t t0 = qclock_t0();
+	return when > t0 ? tsc_to_ns(when - t0) : 0;
+}
+
+static uint64_t slot_ns(uint64_t slots)
+{
+	return slots * qclock_quantum_us() * 1000;
+}
+
+static void __attribute__((noreturn)) bad_pointer(struct task *t,
+						 const struct trap_frame *f,
+						 const char *call,
+						 uint64_t addr, uint64_t len)
+{
+	char why[TASK_WHY_MAX];
+	fmt_snprintf(why, sizeof why, "bad system-call pointer %#llx (%llu "
+		     "bytes) in %s rip=%#llx", (unsigned long long)addr,
+		     (unsigned long long)len, call, (unsigned long long)f->rip);
+	task_kill(t, why, 0, addr);
+}
+
+static int64_t sys_exit(struct task *t, struct trap_frame *f)
+{
+	task_exit(t, (int64_t)f->rdi);
+}
+
+static int64_t sys_sleep_next_period(struct task *t, struct trap_frame *f)
+{
+	(void)f;
+	if (!t->jobs.periodic || dispatch_event_driven())
+		return -RT_EINVAL;      /* a weight-only task has no periods; in
+					 * an event-driven run the kernel ends
+					 * the jobs */
+	uint64_t slot = dispatch_slot_now();
+	uint64_t job = t->jobs.done;
+	dispatch_account(slot);
+	/* A task that makes this call only after its budget's last quantum
+	 * ended (it ran late) had its job ended at that boundary, for the
+	 * plugin too: this call ends nothing more, or the next job would be
+	 * counted done before it ran, and every later job_info would name the
+	 * job after the one running. */
+	if (t->jobs.done == job) {
+		jobs_complete(t, qclock_now());
+		decide_event(SCHED_EV_COMPLETE, (unsigned)t->index, slot);
+	}
+	t->slept_through = slot + 1;
+	t->sleeping = 1;
+	/* Back when the plugin chooses it for a later slot. */
+	dispatch_me()->in_kernel = 0;
+	dispatch_now();
+	return 0;
+}
+
+static int64_t sys_time(struct task *t, struct trap_frame *f)
+{
+	(void)t;
+	(void)f;
+	return (int64_t)ns_since_epoch(qclock_now());
+}
+
+static int64_t sys_job_info(struct task *t, struct trap_frame *f)
+{
+	struct rt_job_info info = { 0 };
+	const struct task_spec *s = t->spec;
+	info.job = t->jobs.done;
+	if (t->jobs.periodic) {
+		uint64_t r = jobs_release_slot(t, info.job);
+		info.release_ns = slot_ns(r);
+		info.deadline_ns = slot_ns(r + s->d);
+		info.budget_ns = slot_ns(s->e);
+		info.period_ns = slot_ns(s->p);
+	}
+	info.now_ns = ns_since_epoch(qclock_now());
+	info.task = (uint32_t)t->index;
+	info.cpu = this_cpu()->cpu;
+	if (vm_copy_to_user(t->vm, f->rdi, &info, sizeof info))
+		bad_pointer(t, f, "job_info", f->rdi, sizeof info);
+	return 0;
+}
+
+static int64_t sys_write(struct task *t, struct trap_frame *f)
+{
+	uint64_t buf = f->rdi, len = f->rsi;
+	if (len > RT_WRITE_MAX)
+		return -RT_EINVAL;
+	/* Check it all first: a bad pointer kills, even past a full buffer. */
+	for (uint64_t off = 0; off < len;) {
+		uint64_t chunk = 4096 - ((buf + off) & 4095);
+		if (chunk > len - off)
+			chunk = len - off;
+		if (!vm_user_ptr(t->vm, buf + off, chunk, 0))
+			bad_pointer(t, f, "write", buf, len);
+		off += chunk;
+	}
+	uint64_t room = TASK_OUT_MAX - t->out_len;
+	uint64_t take = len < room ? len : room;
+	vm_copy_from_user(t->vm, t->out + t->out_len, buf, take);
+	t->out_len += (uint32_t)take;
+	t->out_lost += (uint32_t)(len - take);
+	return (int64_t)len;
+}
+
+static const syscall_fn table[RT_SYS_COUNT] = {
+	[RT_SYS_EXIT] = sys_exit,
+	[RT_SYS_SLEEP_NEXT_PERIOD] = sys_sleep_next_period,
+	[RT_SYS_TIME] = sys_time,
+	[RT_SYS_JOB_INFO] = sys_job_info,
+	[RT_SYS_WRITE] = sys_write,
+};
+
+static void on_syscall(struct trap_frame *f)
+{
+	struct task *t = dispatch_current();
+	dispatch_me()->in_kernel = 1;
+	uint64_t nr = f->rax;
+	f->rax = nr < RT_SYS_COUNT && table[nr] ? (uint64_t)table[nr](t, f)
+						: (uint64_t)-RT_ENOSYS;
+	dispatch_me()->in_kernel = 0;
+}
+
+void syscall_setup(void)
+{
+	syscall_set_handler(on_syscall);
+}
