@@ -33,9 +33,11 @@ PLANS = {
     "full": dict(mode="quick", exp=None),
 }
 HEADERS = ["config", "workers", "cache", "wall_s", "items", "cached",
-           "computed", "failed", "speedup", "host_load1", "cpus"]
+           "computed", "failed", "item_s", "speedup", "host_load1", "cpus"]
 TOTALS = re.compile(r"work items: (\d+) in all, (\d+) from the cache, "
                     r"(\d+) computed, (\d+) failed")
+# A computed item's progress line: "  exp: label: 12.3 s | ..."
+ITEM = re.compile(r"^  \S+: .*: ([\d.]+) s(?: on \S+)? \| ", re.M)
 
 
 def configs(cores):
@@ -48,8 +50,10 @@ def configs(cores):
 
 
 def one(plan, workers, cache, tmp, log):
-    """A run of tools/experiments/run.py: (wall seconds, its item
-    totals)."""
+    """A run of tools/experiments/run.py: (wall seconds, its item totals,
+    the sum of its computed items' own times -- which grows when items
+    running side by side slow each other down, as on a machine whose
+    cores are busy with other work)."""
     cmd = [sys.executable, str(ROOT / "tools/experiments/run.py"),
            "--mode", plan["mode"],
            "--out", str(tmp / f"out-{workers}-{cache}"),
@@ -68,7 +72,8 @@ def one(plan, workers, cache, tmp, log):
     if proc.returncode or not m:
         raise SystemExit(f"bench_engine: {' '.join(cmd)} failed; the end "
                          "of its output:\n" + text[-3000:])
-    return wall, [int(g) for g in m.groups()]
+    return wall, [int(g) for g in m.groups()], sum(
+        float(x) for x in ITEM.findall(text))
 
 
 def run(mode, outdir):
@@ -99,11 +104,12 @@ def run(mode, outdir):
             load1 = round(os.getloadavg()[0], 2)
             log = outdir / f"{name.replace(' ', '_')}.log"
             print(f"bench_engine: {name} ...", flush=True)
-            wall, (items, cached, computed, failed) = one(plan, workers,
-                                                          cache, tmp, log)
+            wall, (items, cached, computed, failed), item_s = one(
+                plan, workers, cache, tmp, log)
             rows.append([name, workers, cache, round(wall, 1), items, cached,
-                         computed, failed, round(rows[0][3] / wall, 2)
-                         if rows else 1.0, load1, cores])
+                         computed, failed, round(item_s, 1),
+                         round(rows[0][3] / wall, 2) if rows else 1.0, load1,
+                         cores])
             print(f"bench_engine: {name}: {wall:.1f} s, {items} items "
                   f"({cached} from the cache)", flush=True)
             # After each: a run stopped early keeps what it measured.
@@ -124,10 +130,11 @@ def plot(rows, outdir, plan):
     axes[0].set_ylabel("wall time (s)")
     axes[0].set_title(f"make experiments, {plan['mode']} mode")
     cold = sorted((r for r in rows if r[2] == "cold"), key=lambda r: r[1])
-    axes[1].plot([r[1] for r in cold], [r[8] for r in cold], "o-",
+    axes[1].plot([r[1] for r in cold], [r[9] for r in cold], "o-",
                  label="measured (cold cache)")
     axes[1].plot([r[1] for r in cold], [r[1] for r in cold], ":",
                  color="grey", label="linear")
+    axes[1].set_xticks([r[1] for r in cold])
     axes[1].set_xlabel("workers (cores of the local cluster)")
     axes[1].set_ylabel("speed-up over sequential")
     axes[1].set_title("speed-up against workers")

@@ -514,11 +514,15 @@ class Session:
             if out is not None:
                 results[i] = out["result"]
                 st["computed"] += 1
-                if self.cache:
-                    self.cache.put(keys[i], items[i], out)
             else:
                 st["failed"] += 1
         return results
+
+    def _store(self, k, item, out):
+        """Into the cache as soon as it is done: a run stopped half way
+        keeps what it computed."""
+        if self.cache:
+            self.cache.put(k, item, out)
 
     def _fail(self, name, item, why):
         self.failures.setdefault(name, []).append(
@@ -547,6 +551,8 @@ class Session:
                 out is not None)
             if out is None:
                 self._fail(name, item, why)
+            else:
+                self._store(k, item, out)
             done[i] = out
         return done
 
@@ -573,6 +579,7 @@ class Session:
                 if fut.status == "finished":
                     out = fut.result()
                     done[i] = out
+                    self._store(k, item, out)
                     where = ("" if out["host"] == platform.node()
                              else f" on {out['host']}")
                     self.progress.finished(k, f"{name}: {item.label}",
