@@ -71,6 +71,29 @@ def make_iso(out, cmdline=None, tasks=None, entry=0, omit_program=None):
     return out
 
 
+def qemu_command(iso, serial, smp=2, machine="pc", firmware="bios",
+                 icount=None, extra=(), memory="256M", usb_stick=None,
+                 vars_copy=None):
+    """QEMU's argument list for qemu(): iso the medium, serial the console
+    file, usb_stick the copy to attach as a USB disk (else a CD), vars_copy
+    the UEFI variables' copy. Work items hash it into their key."""
+    cmd = ["qemu-system-x86_64", "-machine", machine, "-smp", str(smp),
+           "-m", memory, "-display", "none", "-no-reboot",
+           "-serial", f"file:{serial}", "-monitor", "none", *DEBUG_EXIT]
+    if usb_stick:
+        cmd += ["-device", "qemu-xhci", "-drive",
+                f"if=none,id=stick,format=raw,file={usb_stick}",
+                "-device", "usb-storage,drive=stick,bootindex=0"]
+    else:
+        cmd += ["-cdrom", str(iso)]
+    if firmware == "uefi":
+        cmd += ["-drive", f"if=pflash,format=raw,readonly=on,file={OVMF_CODE}",
+                "-drive", f"if=pflash,format=raw,file={vars_copy}"]
+    if icount:
+        cmd += ["-icount", icount]
+    return cmd + list(extra)
+
+
 def qemu(iso, smp=2, machine="pc", firmware="bios", timeout=240,
          icount=None, extra=(), memory="256M", usb_stick=False):
     """Boots iso and returns the Boot. icount: a `-icount` argument string
@@ -79,26 +102,18 @@ def qemu(iso, smp=2, machine="pc", firmware="bios", timeout=240,
     (as written to a stick with dd) instead of a CD."""
     with tempfile.TemporaryDirectory() as tmp:
         serial = pathlib.Path(tmp) / "serial.log"
-        cmd = ["qemu-system-x86_64", "-machine", machine, "-smp", str(smp),
-               "-m", memory, "-display", "none", "-no-reboot",
-               "-serial", f"file:{serial}", "-monitor", "none", *DEBUG_EXIT]
+        stick = vars_copy = None
         if usb_stick:
             # Writable like a real stick, so QEMU needs its own copy.
             stick = pathlib.Path(tmp) / "stick.img"
             shutil.copy(iso, stick)
-            cmd += ["-device", "qemu-xhci", "-drive",
-                    f"if=none,id=stick,format=raw,file={stick}",
-                    "-device", "usb-storage,drive=stick,bootindex=0"]
-        else:
-            cmd += ["-cdrom", str(iso)]
         if firmware == "uefi":
             vars_copy = pathlib.Path(tmp) / "vars.fd"
             shutil.copy(OVMF_VARS, vars_copy)
-            cmd += ["-drive", f"if=pflash,format=raw,readonly=on,file={OVMF_CODE}",
-                    "-drive", f"if=pflash,format=raw,file={vars_copy}"]
-        if icount:
-            cmd += ["-icount", icount]
-        cmd += list(extra)
+        cmd = qemu_command(iso, serial, smp=smp, machine=machine,
+                           firmware=firmware, icount=icount, extra=extra,
+                           memory=memory, usb_stick=stick,
+                           vars_copy=vars_copy)
         timed_out = False
         try:
             proc = subprocess.run(cmd, capture_output=True, timeout=timeout)
