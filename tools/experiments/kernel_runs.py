@@ -58,7 +58,7 @@ def boot(tasks_text, words, cpus, icount=True, memory="512M", timeout=900,
 
 
 def summary(b):
-    """The scheduler's summary object (FORMATS.md section 2), the last one
+    """The scheduler's summary object (docs/formats.md, "Schedules as JSON lines"), the last one
     the boot printed."""
     lines = [l for l in b.serial.splitlines() if l.startswith('{"summary"')]
     if not lines:
