@@ -2,6 +2,8 @@
  * appendix E). */
 #include "cpuinfo.h"
 
+#include "../../lib/str.h"
+
 const char *const cpu_feature_names[CPUF_COUNT] = {
 	[CPUF_X2APIC] = "x2apic", [CPUF_TSC_DEADLINE] = "tsc_deadline",
 	[CPUF_INVTSC] = "invtsc", [CPUF_ARAT] = "arat",
@@ -55,18 +57,9 @@ static void put_reg(char *p, uint32_t v)
 		p[i] = (char)(v >> (8 * i));
 }
 
-static int same(const char *a, const char *b)
-{
-	while (*a && *a == *b) {
-		a++;
-		b++;
-	}
-	return *a == *b;
-}
-
 static int amd_like(const struct cpuinfo *c)
 {
-	return same(c->vendor, "AuthenticAMD") || same(c->vendor, "HygonGenuine");
+	return str_eq(c->vendor, "AuthenticAMD") || str_eq(c->vendor, "HygonGenuine");
 }
 
 static void brand(const struct reader *r, struct cpuinfo *c)
