@@ -71,6 +71,7 @@ include mk/user.mk
 
 # ---------------------------------------------------------------- kernel side
 -include mk/kernel.mk
+include mk/hardware.mk
 
 # ---------------------------------------------------------------- set-up
 host-deps:

@@ -14,7 +14,7 @@ from test_fbcon_screen import (CELL_COLS, CELL_ROWS, find_line, load_font,
                                read_ppm, screen, text_mask)
 
 TOOL = ROOT / "tools" / "rtk-hwreport"
-# boot/grub.cfg's menu entry of the report, the fifth.
+# boot/grub.cfg's menu entry of the report (mk/hardware.mk's USB_ENTRY).
 REPORT_ENTRY = 4
 # The block's widest line (lib/hwblock.h) and the rows VGA text shows
 # besides RESULT exit and the cursor's line.
