@@ -72,6 +72,7 @@ include mk/user.mk
 
 # ---------------------------------------------------------------- kernel side
 -include mk/kernel.mk
+include mk/hardware.mk
 
 # ---------------------------------------------------------------- fuzzing
 include mk/fuzz.mk

@@ -253,6 +253,8 @@ void options_parse(const char *cmdline)
 			on_off(&w, &options.schedule);
 		} else if (cmdline_key_is(&w, "e9")) {
 			on_off(&w, &options.e9);
+		} else if (cmdline_key_is(&w, "hwreport")) {
+			on_off(&w, &options.hwreport);
 		} else if (cmdline_key_is(&w, "end")) {
 			if (cmdline_value_is(&w, "halt"))
 				options.end_halt = 1;
@@ -265,10 +267,12 @@ void options_parse(const char *cmdline)
 				options.selftest = SELFTEST_PF_AP;
 			else if (cmdline_value_is(&w, "pf_bsp"))
 				options.selftest = SELFTEST_PF_BSP;
+			else if (cmdline_value_is(&w, "msr_gp"))
+				options.selftest = SELFTEST_MSR_GP;
 			else if (cmdline_value_is(&w, "none"))
 				options.selftest = SELFTEST_NONE;
 			else
-				bad(&w, "pf_ap, pf_bsp or none", "none");
+				bad(&w, "pf_ap, pf_bsp, msr_gp or none", "none");
 		} else if (cmdline_key_is(&w, "gdb")) {
 			gdb_word(&w);
 		} else if (cmdline_key_is(&w, "dumpstate")) {

@@ -257,7 +257,7 @@ def env_with(**kw):
 
 BOCHSRC = """\
 megs: 256
-cpu: model=corei7_haswell_4770, count=1:{cpus}:1, ips=50000000
+cpu: model=corei7_haswell_4770, count=1:{cpus}:1, ips=50000000{cpu_extra}
 romimage: file=/usr/share/bochs/BIOS-bochs-latest
 vgaromimage: file=/usr/share/vgabios/vgabios.bin
 ata0-master: type=cdrom, path={iso}, status=inserted
@@ -274,16 +274,19 @@ sound: waveoutdrv=dummy, waveindrv=dummy, midioutdrv=dummy
 """
 
 
-def bochs(iso, cpus=2, timeout=600):
+def bochs(iso, cpus=2, timeout=600, strict_msrs=False):
     """Boots iso under Bochs (Debian's build: the rfb display without waiting
     for a viewer, started by an rc file holding `c`; sound drivers set to
     dummy, without which it aborts at start-up on a machine with no sound
-    card). The kernel powers Bochs off when it is done."""
+    card). The kernel powers Bochs off when it is done. strict_msrs: an MSR
+    Bochs does not model raises #GP, as on a real CPU (Bochs's default
+    reads it as 0)."""
     with tempfile.TemporaryDirectory() as tmp:
         tmp = pathlib.Path(tmp)
         serial = tmp / "serial.log"
         (tmp / "bochsrc").write_text(BOCHSRC.format(
-            cpus=cpus, iso=iso, serial=serial, log=tmp / "bochs.log"))
+            cpus=cpus, iso=iso, serial=serial, log=tmp / "bochs.log",
+            cpu_extra=", ignore_bad_msrs=0" if strict_msrs else ""))
         (tmp / "rc").write_text("c\n")
         timed_out = False
         try:
