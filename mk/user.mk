@@ -38,7 +38,8 @@ UX_DIR := $(if $(USER_PROGS_DIR),$(abspath $(USER_PROGS_DIR)))
 UX_PROGS := $(if $(UX_DIR),$(patsubst $(UX_DIR)/%.c,%,$(wildcard $(UX_DIR)/*.c)))
 $(if $(and $(UX_DIR),$(if $(wildcard $(UX_DIR)/.),,x)),$(error USER_PROGS_DIR=$(USER_PROGS_DIR): no such directory))
 $(if $(and $(UX_DIR),$(if $(UX_PROGS),,x)),$(error USER_PROGS_DIR=$(USER_PROGS_DIR): no NAME.c in it))
-UX_BUILD := $(if $(UX_DIR),$(BUILD)/user-dirs/$(firstword $(shell printf '%s' '$(UX_DIR)' | cksum)))
+# The build directory mirrors DIR's absolute path: one per directory.
+UX_BUILD := $(if $(UX_DIR),$(BUILD)/user-dirs$(UX_DIR))
 UX_ELFS := $(UX_PROGS:%=$(UX_BUILD)/%.elf)
 # A program name is what lib/taskset takes for work=: 1 to 31 letters,
 # digits, '_' and '-', the first a letter.

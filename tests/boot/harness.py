@@ -70,6 +70,21 @@ def make_iso(out, cmdline=None, tasks=None, entry=0, omit_program=None):
     return out
 
 
+def user_progs_build(progs):
+    """Where make USER_PROGS_DIR=progs builds its programs (mk/user.mk)."""
+    return BUILD / "user-dirs" / str(progs.absolute()).lstrip("/")
+
+
+def drop_user_progs_build(progs):
+    """Removes that directory and its parents left empty."""
+    path = user_progs_build(progs)
+    shutil.rmtree(path, ignore_errors=True)
+    try:
+        os.removedirs(path.parent)
+    except OSError:
+        pass        # a parent still holds another's build
+
+
 def qemu(iso, smp=2, machine="pc", firmware="bios", timeout=240,
          icount=None, extra=(), memory="256M", usb_stick=False):
     """Boots iso and returns the Boot. icount: a `-icount` argument string

@@ -6,7 +6,7 @@ boot/grub.cfg, make's USER_PROGS_DIR)."""
 import re
 import subprocess
 
-from harness import BUILD, ROOT
+from harness import BUILD, ROOT, drop_user_progs_build, user_progs_build
 
 PROGRAMS = sorted(p.stem for p in (ROOT / "user").glob("*.c"))
 
@@ -81,12 +81,11 @@ def test_make_packs_a_program_of_user_progs_dir(tmp_path):
     tasks.write_text("task M e=1 p=2 work=mine\n")
     proc = make_iso_of(tmp_path, tasks, f"USER_PROGS_DIR={progs}")
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
-    built = list((BUILD / "user-dirs").glob("*/mine.elf"))
     tree = extract(tmp_path / "run.iso", tmp_path)
-    mine = next(b for b in built if (tree / "user" / "mine.elf").read_bytes()
-                == b.read_bytes())
     for _, modules in menu_modules((tree / "grub" / "grub.cfg").read_text()):
-        check_programs(tree, modules[1:], ["mine"], {"mine": mine})
+        check_programs(tree, modules[1:], ["mine"],
+                       {"mine": user_progs_build(progs) / "mine.elf"})
+    drop_user_progs_build(progs)
 
 
 def test_a_name_without_a_program_is_refused_before_the_boot(tmp_path):

@@ -11,7 +11,7 @@ import subprocess
 import pytest
 
 from conftest import host_tool
-from harness import BUILD, ROOT, make_iso, qemu
+from harness import BUILD, ROOT, drop_user_progs_build, qemu
 
 ICOUNT = "shift=3,sleep=off"
 SCHEDSIM = BUILD / "host" / "schedsim"
@@ -58,7 +58,8 @@ task S e=1 p=2 prio=2
 
 
 def make_run_iso(tmp_path, sched, tasks, cmdline, progs=None):
-    """The ISO `make run` boots, built by make itself."""
+    """The ISO `make run` boots, built by make itself (the build directory
+    of progs, make's own, is removed again)."""
     iso = tmp_path / f"run-{sched}.iso"
     more = [f"USER_PROGS_DIR={progs}"] if progs else []
     proc = subprocess.run(
@@ -66,6 +67,8 @@ def make_run_iso(tmp_path, sched, tasks, cmdline, progs=None):
          f"RUN_ISO_FILE={iso}", f"SCHED={sched}", f"TASKS={tasks}",
          f"CMDLINE={cmdline}", *more, str(iso)],
         capture_output=True, text=True, timeout=600)
+    if progs:
+        drop_user_progs_build(progs)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     return iso
 
