@@ -1,6 +1,6 @@
 /*
- * lib/taskset: the task-set file format of FORMATS.md section 1, shared by the
- * kernel (the multiboot2 module) and the host tools.
+ * lib/taskset: the task-set file format (docs/formats.md, "Task files"),
+ * shared by the kernel (the multiboot2 module) and the host tools.
  */
 #ifndef LIB_TASKSET_H
 #define LIB_TASKSET_H
@@ -12,34 +12,22 @@
 #define TASKSET_LINE_MAX 255
 #define TASKSET_VALUE_LIMIT 0x80000000u /* every number is below 2^31 */
 
-/* What a task runs: the ring-3 program of the same name (user/NAME.c). */
-enum task_work {
-	TASK_WORK_SPIN,
-	TASK_WORK_WRITER,
-	TASK_WORK_BACKTEST,
-	TASK_WORK_HOURGLASS,
-	TASK_WORK_LATENCY,
-	/* Misbehaving on purpose, for the tests (FORMATS.md section 7). */
-	TASK_WORK_BAD_KREAD,
-	TASK_WORK_BAD_WRITE_OTHER,
-	TASK_WORK_BAD_EXEC_DATA,
-	TASK_WORK_BAD_DIV0,
-	TASK_WORK_BAD_SYSCALL_PTR,
-	TASK_WORK_BAD_UD,
-	TASK_WORK_BAD_GP,
-	TASK_WORK_BAD_X87,
-	TASK_WORK_BAD_UMIP,
-	TASK_WORK_BAD_WRITE_SPAN,
-	TASK_WORK_BAD_INFO_TEXT,
-	TASK_WORK_BAD_INFO_SPAN,
-	TASK_WORK_BAD_SYSCALL_RSP,
-	TASK_WORK_FPU,
-	TASK_WORK_AC_SPIN,
-	TASK_WORK_COUNT
-};
+/*
+ * What a task runs: work=NAME names the ring-3 program user/NAME.c (or
+ * NAME.c of the directory USER_PROGS_DIR names; docs/user-programs.md). A
+ * program name is 1 to TASKSET_WORK_MAX letters, digits, '_' or '-', the
+ * first a letter; the parser takes any such name, and whoever runs the
+ * set checks that the program exists (the build, the kernel).
+ */
+#define TASKSET_WORK_MAX 31
+#define TASKSET_WORK_DEFAULT "spin"
+
+/* Whether the n bytes at s are a well-formed program name. */
+int taskset_work_name_ok(const char *s, size_t n);
 
 /*
- * Aperiodic servers (FORMATS.md section 7), scheduled by `pfp`:
+ * Aperiodic servers (docs/formats.md, "`server` lines"), scheduled by
+ * `pfp`:
  *     server NAME kind=sporadic|polling|hybrid budget=B period=P prio=K
  *            [max_repl=R] [toll_us=X] [coalesce=immediate|gradual] [cpu=C]
  *     arrivals SERVER rate_hz=R cost_us=C [seed=S]
@@ -85,8 +73,19 @@ struct task_spec {
 	uint32_t e, p, d, phase;
 	/* The weight= value; 0 when the task was given as e/p. */
 	uint32_t weight;
-	enum task_work work;
+	char work[TASKSET_WORK_MAX + 1];
 	uint32_t ws;        /* working-set bytes */
+	/* args="...": nargs words (lib/task_args; argv[0], the program's
+	 * name, is not one of them), each NUL-ended, one after another at
+	 * the set's argbuf + args_at, args_len bytes in all (see struct
+	 * taskset). nargs = 0 without args=. */
+	uint32_t args_at, args_len;
+	uint8_t nargs;
+	/* exec=K: each job runs K of its e quanta and then ends itself
+	 * (docs/user-programs.md, "Jobs that end early"); has_exec says it
+	 * was given. Only for e/p tasks, K <= e. */
+	uint8_t has_exec;
+	uint32_t exec;
 	unsigned line;      /* where it was declared, for later messages */
 	uint32_t name_hash;
 	/* Fixed priority (smaller is higher) and CPU, for `pfp`; a server
@@ -97,13 +96,14 @@ struct task_spec {
 };
 
 /*
- * Extension of FORMATS.md section 1 for dynamic task sets:
+ * This project's extension of task sets for sets that change
+ * (docs/formats.md, "`at` lines"):
  *     at TIME join|leave|block|wake NAME
  * TIME in quanta (below 2^31). A declared task is present from its phase;
  * leave removes it, join brings back one that left, block suspends a present
  * task and wake resumes a blocked one. Events are listed in time order.
  *
- * `at TIME arrive SERVER cost_us=C` (section 7) is an aperiodic job for a
+ * `at TIME arrive SERVER cost_us=C` (for servers) is an aperiodic job for a
  * server, TIME in microseconds: arrivals are in time order among
  * themselves, the other events among themselves (their units differ).
  */
@@ -123,13 +123,24 @@ struct taskset_event {
 	uint32_t cost_us;   /* TASKSET_ARRIVE only */
 };
 
-/* The caller provides the storage: no allocation, so the kernel can use it. */
+/*
+ * The caller provides the storage: no allocation, so the kernel can use it.
+ * argbuf (argbuf_max bytes; the file's length always suffices) takes the
+ * words of every args=; a reader that never runs programs may leave it
+ * NULL, and then args= is checked but its words are not kept.
+ */
 struct taskset {
 	struct task_spec *task;
 	unsigned ntasks, max_tasks;
 	struct taskset_event *event;
 	unsigned nevents, max_events;
+	char *argbuf;
+	size_t argbuf_len, argbuf_max;
 };
+
+/* Task t's args= words (t->nargs of them, NUL-ended one after another),
+ * or NULL when it has none or the set keeps none. */
+const char *taskset_args(const struct taskset *ts, const struct task_spec *t);
 
 /*
  * Parses len bytes of text. On success returns 0. On error returns -1, writes
@@ -139,10 +150,9 @@ struct taskset {
 int taskset_parse(struct taskset *ts, const char *file, const char *text,
 		  size_t len, char *err, size_t errlen);
 
-/* The name of an action, work kind, server kind or coalescing mode, as
- * written in the file. */
+/* The name of an action, server kind or coalescing mode, as written in
+ * the file. */
 const char *taskset_action_name(enum taskset_action a);
-const char *taskset_work_name(enum task_work w);
 const char *taskset_server_kind_name(enum server_kind k);
 const char *taskset_coalesce_name(enum server_coalesce c);
 

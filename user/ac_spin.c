@@ -12,8 +12,10 @@
 
 #define RFLAGS_AC (1ull << 18)
 
-int64_t user_main(volatile struct rt_control *ctl)
+int64_t user_main(int argc, char **argv, volatile struct rt_control *ctl)
 {
+	(void)argc;
+	(void)argv;
 	__asm__ volatile("pushfq\n\t"
 			 "orq %0, (%%rsp)\n\t"
 			 "popfq"

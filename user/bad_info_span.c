@@ -9,8 +9,10 @@
 #include "lib/start.h"
 #include "lib/sys.h"
 
-int64_t user_main(volatile struct rt_control *ctl)
+int64_t user_main(int argc, char **argv, volatile struct rt_control *ctl)
 {
+	(void)argc;
+	(void)argv;
 	(void)ctl;
 	volatile uint8_t *tail = (volatile uint8_t *)BAD_SPAN_START;
 	for (unsigned i = 0; i < RT_STACK_TOP - BAD_SPAN_START; i++)

@@ -10,8 +10,10 @@
 #include "lib/start.h"
 #include "lib/sys.h"
 
-int64_t user_main(volatile struct rt_control *ctl)
+int64_t user_main(int argc, char **argv, volatile struct rt_control *ctl)
 {
+	(void)argc;
+	(void)argv;
 	(void)ctl;
 	volatile const uint8_t *text = (volatile const uint8_t *)user_main;
 	uint8_t before[sizeof(struct rt_job_info)];

@@ -10,8 +10,10 @@
 #include "lib/bad.h"
 #include "lib/start.h"
 
-int64_t user_main(volatile struct rt_control *ctl)
+int64_t user_main(int argc, char **argv, volatile struct rt_control *ctl)
 {
+	(void)argc;
+	(void)argv;
 	(void)ctl;
 	bad_announce_at("bad_syscall_rsp", "exit with its stack pointer in the "
 			"kernel's text", BAD_KERNEL_ADDRESS);

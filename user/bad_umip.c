@@ -8,8 +8,10 @@
 #include "lib/bad.h"
 #include "lib/start.h"
 
-int64_t user_main(volatile struct rt_control *ctl)
+int64_t user_main(int argc, char **argv, volatile struct rt_control *ctl)
 {
+	(void)argc;
+	(void)argv;
 	static const char *const what[3] = {
 		"read the GDT register (sgdt)",
 		"read the IDT register (sidt)",

@@ -11,8 +11,10 @@
 
 #define LEN 64
 
-int64_t user_main(volatile struct rt_control *ctl)
+int64_t user_main(int argc, char **argv, volatile struct rt_control *ctl)
 {
+	(void)argc;
+	(void)argv;
 	(void)ctl;
 	volatile char *tail = (volatile char *)BAD_SPAN_START;
 	for (unsigned i = 0; i < RT_STACK_TOP - BAD_SPAN_START; i++)

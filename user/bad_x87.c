@@ -11,8 +11,10 @@
 /* FNINIT's control word with ZM (bit 2) clear (SDM vol. 1, 8.1.5). */
 #define FCW_ZERO_DIVIDE_UNMASKED (0x037f & ~0x4)
 
-int64_t user_main(volatile struct rt_control *ctl)
+int64_t user_main(int argc, char **argv, volatile struct rt_control *ctl)
 {
+	(void)argc;
+	(void)argv;
 	(void)ctl;
 	bad_announce("bad_x87", "divide by zero on the x87 with the "
 		     "zero-divide exception unmasked");

@@ -73,8 +73,11 @@ static GENERAL uint64_t rdtsc(void)
 	return (uint64_t)hi << 32 | lo;
 }
 
-int64_t GENERAL user_main(volatile struct rt_control *ctl)
+int64_t GENERAL user_main(int argc, char **argv,
+			  volatile struct rt_control *ctl)
 {
+	(void)argc;
+	(void)argv;
 	load(ctl->task + 1);
 	int pause = (ctl->flags & RT_CONTROL_PAUSE) != 0;
 	uint64_t quickest = ~0ull, last = rdtsc();

@@ -164,7 +164,8 @@ static const char *state_name(const struct task *t)
 	       t->state == TASK_EXITED ? "exited" : "ok";
 }
 
-/* RESULT task: FORMATS.md section 5's keys, in the run's microseconds. */
+/* RESULT task (docs/formats.md, "`RESULT task`"), in the run's
+ * microseconds. */
 static void print_task(const struct sched_plugin *plugin, void *s,
 		       unsigned i, const struct evrep_run *run)
 {
@@ -179,7 +180,7 @@ static void print_task(const struct sched_plugin *plugin, void *s,
 		(unsigned long long)st.max_tardiness_num,
 		(unsigned long long)run->self_us[i], (unsigned long long)self,
 		t->faults, (unsigned long long)st.run_us,
-		taskset_work_name(t->spec->work));
+		t->spec->work);
 }
 
 /* RESULT server (the summary's words) and RESULT window. */

@@ -59,9 +59,9 @@ def test_fpu_state_x87_errors_and_syscall_buffers(iso_with, tmp_path):
     killed = {
         "X": r"x87 floating-point error \(#MF\) rip=0x8000[0-9a-f]+",
         "W": rf"bad system-call pointer {SPAN:#x} \(64 bytes\) in write",
-        "T": r"bad system-call pointer 0x8000[0-9a-f]+ \(56 bytes\) in "
+        "T": r"bad system-call pointer 0x8000[0-9a-f]+ \(64 bytes\) in "
              r"job_info",
-        "I": rf"bad system-call pointer {SPAN:#x} \(56 bytes\) in job_info",
+        "I": rf"bad system-call pointer {SPAN:#x} \(64 bytes\) in job_info",
     }
     for name, why in killed.items():
         assert re.search(rf"^task {name} killed: {why}", boot.serial, re.M), \
