@@ -9,6 +9,15 @@ PYTHON  := $(VENV)/bin/python
 PYTEST  := $(VENV)/bin/pytest
 
 .DEFAULT_GOAL := all
+
+# Parallel by default, one job per CPU: a first `make iso` compiles about a
+# hundred files. A -j on the command line wins; sub-makes share the
+# jobserver of the first.
+ifeq ($(MAKELEVEL),0)
+ifeq ($(filter -j%,$(MAKEFLAGS)),)
+MAKEFLAGS += -j$(shell nproc 2>/dev/null || echo 1)
+endif
+endif
 .SECONDARY:
 .PHONY: all deps host-deps host test test-host fuzz-props bench experiments clean
 

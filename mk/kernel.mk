@@ -87,8 +87,10 @@ STUB     ?= qemu
 ifeq ($(filter qemu kernel,$(STUB)),)
 $(error STUB must be qemu or kernel, not '$(STUB)')
 endif
+# The goal being booted: the top-level make's, or the one it hands down.
+RUN_GOAL ?= $(firstword $(filter run debug bochs,$(MAKECMDGOALS)))
 RUN_WORDS := $(strip $(if $(SCHED),sched=$(SCHED)) $(CMDLINE) \
-		$(if $(and $(filter debug,$(MAKECMDGOALS)),$(filter kernel,$(STUB))),gdb=wait))
+		$(if $(and $(filter debug,$(RUN_GOAL)),$(filter kernel,$(STUB))),gdb=wait))
 
 RUN_ISO := $(if $(RUN_WORDS)$(TASKS),$(BUILD)/run.iso,$(ISO_FILE))
 RUN_ENV := SMP=$(SMP) MACHINE=$(MACHINE) ACCEL=$(ACCEL) FIRMWARE=$(FIRMWARE) \
@@ -99,11 +101,18 @@ $(BUILD)/run.iso: $(KERNEL_ELF) $(USER_ELFS)
 	scripts/mkiso.sh $@ $(if $(RUN_WORDS),--cmdline "$(RUN_WORDS)") \
 		$(if $(TASKS),--tasks "$(TASKS)")
 
-run: deps $(RUN_ISO)
+# The packages first (scripts/ensure-deps.sh), then the build and the
+# boot: a build started beside the dependency step would find no compiler
+# on a fresh machine.
+.PHONY: boot-run boot-debug boot-bochs
+run debug bochs: deps
+	@$(MAKE) --no-print-directory RUN_GOAL=$@ boot-$@
+
+boot-run: $(RUN_ISO)
 	@$(RUN_ENV) scripts/run-qemu.sh $(RUN_ISO)
 
-debug: deps $(RUN_ISO)
+boot-debug: $(RUN_ISO)
 	@$(RUN_ENV) STUB=$(STUB) scripts/debug.sh $(RUN_ISO) $(KERNEL_ELF)
 
-bochs: deps $(RUN_ISO)
+boot-bochs: $(RUN_ISO)
 	@SMP=$(SMP) scripts/run-bochs.sh $(RUN_ISO)
