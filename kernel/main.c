@@ -1,5 +1,5 @@
 /*
- * kernel/main: the boot sequence (DESIGN.md, "How data flows at boot"):
+ * kernel/main: the boot sequence (docs/design.md):
  * console -> descriptors -> ACPI -> local APIC -> TSC -> APIC timer -> APs
  * -> command line -> the quantum clock on every CPU -> results -> exit.
  */
@@ -50,6 +50,20 @@ static void __attribute__((noreturn)) finish(int pass, const char *reason)
 	else
 		kprintf("RESULT exit status=fail reason=%s\n", reason);
 	power_exit(pass);
+}
+
+/* What the command line says the boot's clock is (make run's TIMING=). */
+static void report_timing(void)
+{
+	if (options.timing == TIMING_VIRTUAL)
+		kprintf("timing: virtual (timing=virtual: QEMU -icount, time "
+			"advances with the instructions run; a scheduler's run is "
+			"its plan every time, and durations are instruction "
+			"counts, not this host's)\n");
+	else if (options.timing == TIMING_REAL)
+		kprintf("timing: real (timing=real: the emulator's or the "
+			"machine's clock; under plain TCG a busy host makes timers "
+			"late)\n");
 }
 
 /* The task set (the first module) under plugin: its threads first, then
@@ -155,6 +169,7 @@ void kernel_main(uint32_t magic, uint32_t info_phys)
 	if (options.e9)
 		uart_set_e9_echo(1);
 	kprintf("cmdline: %s\n", boot.cmdline ? boot.cmdline : "");
+	report_timing();
 	bootmem_init(&boot, info_phys, *(const uint32_t *)(uint64_t)info_phys);
 	start_framebuffer();
 	const char *hv = power_hypervisor();

@@ -2,7 +2,9 @@
 # Boots an ISO in QEMU with the serial console on the terminal (and in
 # build/run/console.log); exits 0 iff the kernel reported a pass through
 # isa-debug-exit. A trace dump (trace=events) is decoded into build/run/trace.
-#   SMP=4 MACHINE=pc ACCEL=tcg FIRMWARE=bios scripts/run-qemu.sh ISO [qemu args]
+#   SMP=4 MACHINE=pc ACCEL=tcg FIRMWARE=bios ICOUNT=shift=3,sleep=off \
+#       scripts/run-qemu.sh ISO [qemu args]
+# ICOUNT (empty: none) is QEMU's -icount argument: virtual time.
 set -uo pipefail
 iso=$1
 shift
@@ -10,8 +12,11 @@ args=(-machine "${MACHINE:-pc}" -smp "${SMP:-4}" -m 256M -display none
       -serial stdio -monitor none -no-reboot -cdrom "$iso"
       -device isa-debug-exit,iobase=0xf4,iosize=0x04)
 case ${ACCEL:-tcg} in
-tcg) args+=(-accel tcg) ;;
-kvm) args+=(-accel kvm -cpu host) ;;
+tcg) args+=(-accel tcg)
+     [[ -n ${ICOUNT:-} ]] && args+=(-icount "$ICOUNT") ;;
+kvm) [[ -n ${ICOUNT:-} ]] &&
+	{ echo "run-qemu: -icount (virtual time) needs TCG, not KVM" >&2; exit 2; }
+     args+=(-accel kvm -cpu host) ;;
 *) echo "run-qemu: ACCEL must be tcg or kvm" >&2; exit 2 ;;
 esac
 if [[ ${FIRMWARE:-bios} == uefi ]]; then

@@ -66,7 +66,8 @@ const char *__asan_default_options(void)
 static void usage(void)
 {
 	fprintf(stderr,
-		"usage: schedsim --sched NAME --cpus M --slots T [--seed S]\n"
+		"usage: schedsim --list   (the schedulers' names, one a line)\n"
+		"       schedsim --sched NAME --cpus M --slots T [--seed S]\n"
 		"                [--ticks aligned|staggered] [--param NAME=VALUE]...\n"
 		"                [--quantum-us Q] [--cxs-us C] [--summary-only]\n"
 		"                [--timing] [--dump-at SLOT] [--at-events]\n"
@@ -257,7 +258,11 @@ int main(int argc, char **argv)
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		int has_val = i + 1 < argc;
-		if (!strcmp(a, "--sched") && has_val)
+		if (!strcmp(a, "--list") && argc == 2) {
+			for (unsigned k = 0; k < sched_nplugins; k++)
+				printf("%s\n", sched_plugins[k]->name);
+			return 0;
+		} else if (!strcmp(a, "--sched") && has_val)
 			sched_name = argv[++i];
 		else if (!strcmp(a, "--cpus") && has_val)
 			cpus = number_arg(a, argv[++i], 1, 1024);

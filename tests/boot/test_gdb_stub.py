@@ -272,3 +272,32 @@ def test_make_debug_script_attaches_gdb(iso_with, stub):
         assert "Halted at the reset vector" in out, out[-3000:]
         assert re.search(r"Thread 1\.2 \(CPU#1", out), out[-3000:]
         assert rows == [], out[-3000:]
+
+
+def test_make_debug_kernel_stub_then_continue_runs_the_plugins_schedule(
+        iso_with, tmp_path):
+    """`make debug STUB=kernel`, then `continue`, as a person types it:
+    the boot waits for GDB, GDB lets it go, and the run is spd2's, slot for
+    slot. make debug boots on virtual time (ICOUNT, as the make target
+    passes it: tests/host/test_make_front.py); on plain TCG a 50-slot run
+    on a busy two-core host had every CPU's first boundary come after the
+    run's end, and every slot printed idle."""
+    slots = 50
+    iso = iso_with(f"sched=spd2 slots={slots} timing=virtual gdb=wait",
+                   tasks=TASKS)
+    proc = subprocess.run(
+        [str(ROOT / "scripts" / "debug.sh"), str(iso), str(KERNEL_ELF)],
+        input="continue\nquit\n",
+        env=env_with(STUB="kernel", SMP=2, GDB_PORT=free_port(),
+                     ICOUNT="shift=3,sleep=off", RUN_DIR=tmp_path),
+        capture_output=True, text=True, timeout=600)
+    out = proc.stdout
+    assert proc.returncode == 0, out[-3000:] + proc.stderr[-3000:]
+    assert "Stopped in gdbstub_init" in out, out[-3000:]
+    got = [l.strip() for l in out.splitlines() if l.startswith('{"t": ')]
+    want = subprocess.run(
+        [str(ROOT / "build/host/schedsim"), "--sched", "spd2", "--cpus", "2",
+         "--slots", str(slots), str(TASKS)],
+        capture_output=True, text=True, check=True, timeout=120).stdout
+    assert got == [l for l in want.splitlines() if l.startswith('{"t": ')]
+    assert "RESULT exit status=pass" in out, out[-3000:]

@@ -52,3 +52,21 @@ def test_task_set_comes_first_with_its_own_string(iso_with, tmp_path):
         assert modules[0] == "module2 /boot/taskset.tasks two.tasks"
         check_programs(tree, modules[1:])
     assert (tree / "taskset.tasks").read_text() == tasks.read_text()
+
+
+def test_menu_entries_are_named_after_what_they_boot(iso, iso_with,
+                                                     tmp_path):
+    """The first entry says which scheduler runs over which task set (or,
+    without one, the self-measurement); the others add the words given."""
+    plain = [t for t, _ in menu_modules(
+        (extract(iso, tmp_path / "plain") / "grub" / "grub.cfg").read_text())]
+    assert plain[0] == "rtk: measure the aligned and staggered quantum clocks"
+    assert all("@" not in t for t in plain), plain
+    tasks = tmp_path / "two.tasks"
+    tasks.write_text("task A e=1 p=2\n")
+    words = "sched=gedf slots=40 timing=virtual"
+    tree = extract(iso_with(words, tasks=tasks), tmp_path / "run")
+    titles = [t for t, _ in menu_modules(
+        (tree / "grub" / "grub.cfg").read_text())]
+    assert titles[0] == "rtk: run gedf over two.tasks (slots=40 timing=virtual)"
+    assert titles[1:] == [f"{t} ({words})" for t in plain[1:]]
