@@ -39,10 +39,15 @@ bochs -q -f bochsrc -rc rc </dev/null | tr -d '\r' | tee "$dir/console.log"
 set -e
 # Bochs's exit status only says how it stopped (the kernel's power-off
 # request through port 0x8900 counts as an error): as `make run` does with
-# QEMU's exit code, the kernel's last RESULT line decides.
+# QEMU's exit code, the kernel's last RESULT line decides, with the same
+# exit statuses (0 pass, 3 late, 1 anything else).
 last=$(grep -a '^RESULT ' "$dir/console.log" | tail -n 1 || true)
 if [[ $last == "RESULT exit status=pass" ]]; then
 	exit 0
+fi
+if [[ $last == "RESULT exit status=late "* ]]; then
+	echo "run-bochs: the run was late: its time was not kept ($last)" >&2
+	exit 3
 fi
 echo "run-bochs: the kernel did not pass (${last:-no RESULT line})" >&2
 exit 1

@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Boots an ISO in QEMU with the serial console on the terminal (and in
-# build/run/console.log); exits 0 iff the kernel reported a pass through
-# isa-debug-exit. A trace dump (trace=events) is decoded into build/run/trace.
+# RUN_DIR/console.log, RUN_DIR build/run by default). Exits with the
+# kernel's status as it reported it through isa-debug-exit (docs/running.md,
+# "Statuses and exit codes"): 0 pass, 3 late, 1 fail or anything else (a
+# crash, a reset, no status). A trace dump (trace=events) is decoded into
+# RUN_DIR/trace.
 #   SMP=4 MACHINE=pc ACCEL=tcg FIRMWARE=bios ICOUNT=shift=3,sleep=off \
 #       scripts/run-qemu.sh ISO [qemu args]
 # ICOUNT (empty: none) is QEMU's -icount argument: virtual time.
@@ -29,9 +32,11 @@ elif [[ ${FIRMWARE:-bios} != bios ]]; then
 	echo "run-qemu: FIRMWARE must be bios or uefi" >&2; exit 2
 fi
 root=$(cd "$(dirname "$0")/.." && pwd)
-log=$root/build/run/console.log
-rm -rf "$root/build/run/trace"
-mkdir -p "$root/build/run"
+# RUN_DIR: where the console log and the decoded trace go.
+run_dir=${RUN_DIR:-$root/build/run}
+log=$run_dir/console.log
+rm -rf "$run_dir/trace"
+mkdir -p "$run_dir"
 # The terminal's keys reach COM1 only when the kernel takes typed lines
 # (TYPED=1: arrivals=uart or irqcheck=uart); else a stray key press would
 # land in GRUB's menu.
@@ -42,15 +47,20 @@ else
 fi
 status=${PIPESTATUS[0]}
 if grep -q 'TRACE-BEGIN' "$log"; then
-	"$root/tools/rtk-trace" decode "$log" --out "$root/build/run/trace" &&
-		echo "run-qemu: trace pictures in build/run/trace/ (gantt.png," \
+	"$root/tools/rtk-trace" decode "$log" --out "$run_dir/trace" &&
+		echo "run-qemu: trace pictures in $run_dir/trace/ (gantt.png," \
 		     "gantt.svg, overhead_hist.png, overhead_cdf.png), tables in" \
-		     "build/run/trace/report.md"
+		     "$run_dir/trace/report.md"
 fi
-# kernel/exit.c writes EXIT_QEMU_PASS (0x10) for a pass; QEMU exits with
-# (value << 1) | 1 = 33. Anything else -- a fail, a crash, a reset -- fails.
-if [[ $status == 33 ]]; then
-	exit 0
-fi
-echo "run-qemu: the kernel did not pass (QEMU exit status $status)" >&2
+# The kernel writes 0x10 for a pass, 0x11 for a fail and 0x12 for a late
+# run (arch/x86/power.c); QEMU exits with (value << 1) | 1.
+case $status in
+33) exit 0 ;;
+37) echo "run-qemu: the run was late: its time was not kept (the verdict" \
+	"above says how late; exit status 3)" >&2
+    exit 3 ;;
+35) echo "run-qemu: the kernel reported a fail (exit status 1)" >&2 ;;
+*) echo "run-qemu: the kernel did not report a status (QEMU exit status" \
+	"$status; exit status 1)" >&2 ;;
+esac
 exit 1

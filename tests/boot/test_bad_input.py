@@ -147,6 +147,12 @@ def test_make_run_and_bochs_exit_status_follows_the_result():
         bad = make(target, "selftest=pf_ap")
         assert bad.returncode != 0, target
         assert "RESULT exit status=fail reason=exception" in bad.stdout
+    # A run made late (here on purpose) is neither: make's own status is
+    # 2, as for any failed step, and the step's status 3 says late.
+    late = make("run", "slots=20 late_boundary=0:5:2500", "SCHED=pd2")
+    assert late.returncode == 2
+    assert "RESULT exit status=late reason=boundaries" in late.stdout
+    assert "boot-run] Error 3" in late.stderr, late.stderr
     # A misspelt SCHED= is named with the schedulers there are, before
     # anything is built or booted; it used to fall back to the
     # self-measurement and pass.

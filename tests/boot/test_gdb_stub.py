@@ -116,7 +116,9 @@ continue
     assert re.search(r"^Hardware access \(read/write\) watchpoint 3: ", out,
                      re.M), text
     assert re.search(r"^AWATCH thread=3$", out, re.M), text
-    assert boot.passed, boot.tail()
+    # Stopped in GDB, the run's clock went on: it ends late (docs/
+    # running.md, "Debugging"), its numbers still all reported.
+    assert boot.finished, boot.tail()
     # The write to options.slots took effect: the run was 123 slots long.
     assert boot.result("sched")["slots"] == "123", boot.tail()
 
@@ -211,7 +213,9 @@ def test_raw_protocol_ctrl_c_retries_and_attach_while_running(iso_with):
         boot = m.finish()
     finally:
         m.kill()
-    assert boot.passed, boot.tail()
+    # Stopped in GDB, the run's clock went on: it ends late (docs/
+    # running.md, "Debugging"), its numbers still all reported.
+    assert boot.finished, boot.tail()
 
 
 def test_panic_stops_in_the_stub(iso_with):

@@ -34,8 +34,8 @@ def boot(tasks_text, words, cpus, icount=True, memory="512M", timeout=900,
                        tasks=tasks)
         b = qemu(iso, smp=cpus, icount=ICOUNT if icount else None,
                  memory=memory, timeout=timeout)
-    if not b.passed:
-        why = "timed out" if b.timed_out else "did not pass"
+    if not b.finished:  # pass or late: the run measured everything
+        why = "timed out" if b.timed_out else "did not finish"
         raise SystemExit(f"{what}: the boot with '{words}' on {cpus} CPUs "
                          f"{why}:\n{b.tail()}")
     b.icount = icount
