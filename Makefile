@@ -1,5 +1,6 @@
 # The build. `make run` boots the ISO in QEMU; `make test` runs every test.
-# docs/running.md lists the targets of a boot and their variables.
+# README.md lists the targets and their variables; docs/running.md those
+# of make run, debug and bochs.
 
 BUILD   := build
 # V=1 shows the full commands.
@@ -26,7 +27,9 @@ endif
 KNOWN_VARS := SCHED TASKS SLOTS TIMING SMP CMDLINE MACHINE ACCEL FIRMWARE \
 	      STUB GDB_PORT V HOST_CC CROSS NASM TEST_ARGS PYTEST_JOBS \
 	      KVM_TESTS SEED BENCH BENCH_ONLY SERVERS_TIMING MODE EXP \
-	      RTK_OVERHEADS RTK_OVERHEADS_LOG RTK_HYPOTHESIS
+	      RTK_OVERHEADS RTK_OVERHEADS_LOG RTK_HYPOTHESIS DASK_SCHEDULER \
+	      DASK_WORKERS EXP_CACHE ENGINE_EXP_MODE FUZZ_CC FUZZ_SECONDS \
+	      FUZZ_ONLY DEV USB_ENTRY
 ifeq ($(MAKELEVEL),0)
 GIVEN_VARS := $(foreach v,$(.VARIABLES),$(if $(filter command line,$(origin $(v))),$(v)))
 VARS_SAID := $(shell scripts/check-make-vars.sh "$(KNOWN_VARS)" $(GIVEN_VARS))
@@ -38,7 +41,8 @@ $(info make: $(VARS_SAID))
 endif
 endif
 .SECONDARY:
-.PHONY: all deps host-deps host test test-host fuzz-props bench experiments clean
+.PHONY: all deps host-deps host test test-host fuzz-props bench experiments \
+        dask-worker clean
 
 all: host
 
@@ -99,6 +103,10 @@ include mk/user.mk
 
 # ---------------------------------------------------------------- kernel side
 -include mk/kernel.mk
+include mk/hardware.mk
+
+# ---------------------------------------------------------------- fuzzing
+include mk/fuzz.mk
 
 # ---------------------------------------------------------------- set-up
 host-deps:
@@ -132,6 +140,29 @@ fuzz-props: host-deps
 	RTK_HYPOTHESIS=explore $(PYTEST) -n $(PYTEST_JOBS) -p no:cacheprovider \
 		--hypothesis-seed=$$seed $(TEST_ARGS) tests/host
 
+# ---------------------------------------------------------------- work items
+# The boots and simulations of `make bench` and `make experiments` run on
+# Dask (tools/bench/workitems.py, docs/experiments.md): by default a local
+# cluster over every core; DASK_WORKERS=N uses N cores (0: one item at a
+# time in make's own process, no Dask); DASK_SCHEDULER=tcp://host:8786 a
+# cluster whose workers were started with `make dask-worker`. Results are
+# cached in build/cache/ (safe to delete); EXP_CACHE=off computes all.
+DASK_SCHEDULER ?=
+DASK_WORKERS ?=
+EXP_CACHE ?= on
+WORK_ARGS = $(if $(DASK_SCHEDULER),--scheduler $(DASK_SCHEDULER)) \
+            $(if $(DASK_WORKERS),--workers $(DASK_WORKERS)) \
+            $(if $(filter off,$(EXP_CACHE)),--no-cache)
+
+# On each machine of a cluster, in a checkout built like the client's:
+# a worker with every core (DASK_WORKERS=N for fewer) as its 'cores'.
+dask-worker:
+	@test -n "$(DASK_SCHEDULER)" || { echo "dask-worker: set DASK_SCHEDULER=tcp://host:8786" >&2; exit 2; }
+	@$(MAKE) --no-print-directory deps host iso
+	PYTHONPATH=tools/bench $(VENV)/bin/dask worker $(DASK_SCHEDULER) \
+	  --nthreads $(or $(DASK_WORKERS),$(shell nproc)) \
+	  --resources cores=$(or $(DASK_WORKERS),$(shell nproc)) --no-dashboard
+
 # ---------------------------------------------------------------- benchmarks
 # BENCH=quick (default) or full; BENCH_ONLY=name runs one benchmark.
 BENCH ?= quick
@@ -139,7 +170,7 @@ BENCH_ONLY ?=
 
 bench: deps
 	@$(MAKE) --no-print-directory host $(if $(wildcard mk/kernel.mk),iso)
-	$(PYTHON) tools/bench/run_all.py --mode $(BENCH) $(if $(BENCH_ONLY),--only $(BENCH_ONLY))
+	$(PYTHON) tools/bench/run_all.py --mode $(BENCH) $(if $(BENCH_ONLY),--only $(BENCH_ONLY)) $(WORK_ARGS)
 
 # ---------------------------------------------------------------- experiments
 # MODE=quick (default) or full; EXP=name runs one experiment and keeps the
@@ -149,7 +180,7 @@ EXP ?=
 
 experiments: host-deps
 	@$(MAKE) --no-print-directory host iso
-	$(PYTHON) tools/experiments/run.py --mode $(MODE) $(if $(EXP),--exp $(EXP))
+	$(PYTHON) tools/experiments/run.py --mode $(MODE) $(if $(EXP),--exp $(EXP)) $(WORK_ARGS)
 
 clean:
 	rm -rf $(BUILD)/host $(BUILD)/user $(BUILD)/kernel $(BUILD)/iso $(BUILD)/bench $(BUILD)/*.iso

@@ -1,7 +1,9 @@
 /*
- * kernel/main: the boot sequence (docs/design.md):
- * console -> descriptors -> ACPI -> local APIC -> TSC -> APIC timer -> APs
- * -> command line -> the quantum clock on every CPU -> results -> exit.
+ * kernel/main: the boot sequence (docs/design.md, "A boot, in order"):
+ * console -> multiboot2 information -> command line -> ACPI -> local and
+ * I/O APICs -> paging, programs -> TSC -> quantum clock -> APs -> a run
+ * (the interrupt self-check, a scheduler, or the clocks' self-measurement)
+ * -> RESULT exit.
  */
 #include <stdint.h>
 
@@ -25,6 +27,7 @@
 #include "core/console.h"
 #include "debug/gdbstub.h"
 #include "events/event_run.h"
+#include "report/hwreport.h"
 #include "arrivals/irqcheck.h"
 #include "core/mb2.h"
 #include "core/options.h"
@@ -234,6 +237,10 @@ void kernel_main(uint32_t magic, uint32_t info_phys)
 		(unsigned long long)tsc.disagree_ppm, tsc.invariant,
 		(long long)smp.max_skew_cycles, qclock_deadline_mode(),
 		(unsigned long long)tsc.khz, (unsigned long long)tsc.calib_us);
+	const char *hw_reason = "";
+	int hw = hwreport_boot(&hw_reason);     /* RESULT cpu; hwreport=on */
+	if (hw >= 0)
+		finish(hw, hw_reason);
 	gdbstub_init();
 
 	if (options.selftest == SELFTEST_PF_BSP)

@@ -1,6 +1,6 @@
 /*
  * lib/arrival: the aperiodic arrivals of a task set in time order
- * (FORMATS.md section 7): its `at TIME arrive` events, and for each server
+ * (docs/formats.md, "`arrivals` lines"): its `at TIME arrive` events, and for each server
  * with an `arrivals` line a Poisson stream -- exponential gaps of mean
  * 10^6 / rate_hz microseconds from 0 on, drawn from a seeded generator.
  * Integer arithmetic only (the kernel has no floating point), so the

@@ -1,4 +1,5 @@
-/* lib/taskset: parser for FORMATS.md section 1 task-set files. */
+/* lib/taskset: parser for task-set files (docs/formats.md, "Task files",
+ * which tests/host/test_docs_formats.py holds to the tables below). */
 #include "taskset.h"
 
 #include <stdbool.h>
@@ -545,7 +546,7 @@ static void sort_tasks(struct task_spec *v, size_t n, bool by_name)
 }
 
 /*
- * Names are unique (FORMATS.md section 1). Sorted by name, a name's uses
+ * Names are unique (docs/formats.md, "Task files"). Sorted by name, a name's uses
  * are neighbours: O(N log N), where a look-up at each task was O(N^2).
  * Fails on the earliest second use of a name (its line is before any other
  * error's: parsing stopped there). The tasks end in file order again.

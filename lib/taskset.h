@@ -1,6 +1,6 @@
 /*
- * lib/taskset: the task-set file format of FORMATS.md section 1, shared by the
- * kernel (the multiboot2 module) and the host tools.
+ * lib/taskset: the task-set file format (docs/formats.md, "Task files"),
+ * shared by the kernel (the multiboot2 module) and the host tools.
  */
 #ifndef LIB_TASKSET_H
 #define LIB_TASKSET_H
@@ -19,7 +19,7 @@ enum task_work {
 	TASK_WORK_BACKTEST,
 	TASK_WORK_HOURGLASS,
 	TASK_WORK_LATENCY,
-	/* Misbehaving on purpose, for the tests (FORMATS.md section 7). */
+	/* Misbehaving on purpose, for the tests (docs/user-programs.md). */
 	TASK_WORK_BAD_KREAD,
 	TASK_WORK_BAD_WRITE_OTHER,
 	TASK_WORK_BAD_EXEC_DATA,
@@ -31,7 +31,8 @@ enum task_work {
 };
 
 /*
- * Aperiodic servers (FORMATS.md section 7), scheduled by `pfp`:
+ * Aperiodic servers (docs/formats.md, "`server` lines"), scheduled by
+ * `pfp`:
  *     server NAME kind=sporadic|polling|hybrid budget=B period=P prio=K
  *            [max_repl=R] [toll_us=X] [coalesce=immediate|gradual] [cpu=C]
  *     arrivals SERVER rate_hz=R cost_us=C [seed=S]
@@ -89,13 +90,14 @@ struct task_spec {
 };
 
 /*
- * Extension of FORMATS.md section 1 for dynamic task sets:
+ * This project's extension of task sets for sets that change
+ * (docs/formats.md, "`at` lines"):
  *     at TIME join|leave|block|wake NAME
  * TIME in quanta (below 2^31). A declared task is present from its phase;
  * leave removes it, join brings back one that left, block suspends a present
  * task and wake resumes a blocked one. Events are listed in time order.
  *
- * `at TIME arrive SERVER cost_us=C` (section 7) is an aperiodic job for a
+ * `at TIME arrive SERVER cost_us=C` (for servers) is an aperiodic job for a
  * server, TIME in microseconds: arrivals are in time order among
  * themselves, the other events among themselves (their units differ).
  */

@@ -1,4 +1,5 @@
-/* sched/report: schedule JSON lines (FORMATS.md section 2). */
+/* sched/report: schedule JSON lines (docs/formats.md, "Schedules as JSON
+ * lines"). */
 #include "report.h"
 
 #include <stdarg.h>

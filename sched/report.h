@@ -1,6 +1,6 @@
 /*
- * sched/report: the schedule JSON lines of FORMATS.md section 2, written the
- * same way by the host simulator and the kernel, through a print callback.
+ * sched/report: the schedule JSON lines (docs/formats.md, "Schedules as
+ * JSON lines"), written the same way by the host simulator and the kernel, through a print callback.
  */
 #ifndef SCHED_REPORT_H
 #define SCHED_REPORT_H

@@ -4,7 +4,9 @@
 #   scripts/check-sched.sh SCHEDSIM NAME
 set -uo pipefail
 sim=$1 name=$2
-names=$("$sim" --list) || { echo "check-sched: $sim --list failed" >&2; exit 2; }
+# --list prints one JSON line per plugin, its name first.
+names=$("$sim" --list | sed -n 's/^{"name": "\([^"]*\)".*/\1/p') &&
+	[[ -n $names ]] || { echo "check-sched: $sim --list failed" >&2; exit 2; }
 if grep -qxF -- "$name" <<<"$names"; then
 	exit 0
 fi

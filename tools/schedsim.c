@@ -1,8 +1,9 @@
 /*
  * tools/schedsim: runs a scheduler plugin from sched/ on the host over a
- * task-set file and prints the schedule as JSON lines (FORMATS.md sections 2
- * and 3). The same plugin code runs in the kernel.
+ * task-set file and prints the schedule as JSON lines (docs/formats.md,
+ * "Schedules as JSON lines"; docs/schedulers.md, "The simulator"). The same plugin code runs in the kernel.
  *
+ *   schedsim --list
  *   schedsim --sched NAME --cpus M --slots T [--seed S]
  *            [--ticks aligned|staggered] [--param NAME=VALUE]...
  *            [--quantum-us Q] [--cxs-us C] [--summary-only] [--timing]
@@ -28,6 +29,13 @@
  * --dump-at, as the kernel's one-shot timers call it; each CPU keeps its
  * last answer in between. The schedule must be the one of calls at every
  * boundary; stderr gets "schedsim: at-events decided=N slots=T".
+ *
+ * --list: the registry (sched/registry.c), one JSON line per plugin --
+ * {"name", "description", "ticks": "aligned"|"staggered", "driven":
+ * "boundaries"|"events"|"microseconds", "ordered", "params": [...],
+ * "at": [the `at` actions it takes], "complete", "servers", "dump",
+ * "summary"} -- for tests and tools that go through every plugin without
+ * naming one (docs/writing-a-scheduler.md). Needs no other argument.
  *
  * --bus (quantum-driven schedulers): the schedule's quantum starts drive
  * sched/bus_model (bus contention at the boundaries, staggered Pfair Sec.
@@ -66,7 +74,7 @@ const char *__asan_default_options(void)
 static void usage(void)
 {
 	fprintf(stderr,
-		"usage: schedsim --list   (the schedulers' names, one a line)\n"
+		"usage: schedsim --list\n"
 		"       schedsim --sched NAME --cpus M --slots T [--seed S]\n"
 		"                [--ticks aligned|staggered] [--param NAME=VALUE]...\n"
 		"                [--quantum-us Q] [--cxs-us C] [--summary-only]\n"
@@ -79,6 +87,65 @@ static void usage(void)
 		fprintf(stderr, " %s", sched_plugins[i]->name);
 	fprintf(stderr, "\n");
 	exit(2);
+}
+
+/* text as a JSON string. */
+static void json_string(const char *text)
+{
+	putchar('"');
+	for (const char *c = text; *c; c++) {
+		if (*c == '"' || *c == '\\')
+			printf("\\%c", *c);
+		else if ((unsigned char)*c < 0x20)
+			printf("\\u%04x", (unsigned char)*c);
+		else
+			putchar(*c);
+	}
+	putchar('"');
+}
+
+static const char *json_bool(int b)
+{
+	return b ? "true" : "false";
+}
+
+/* --list: every plugin of the registry, what a driver must know of it. */
+static void list_plugins(void)
+{
+	for (unsigned i = 0; i < sched_nplugins; i++) {
+		const struct sched_plugin *p = sched_plugins[i];
+		printf("{\"name\": ");
+		json_string(p->name);
+		printf(", \"description\": ");
+		json_string(p->description ? p->description : "");
+		printf(", \"ticks\": \"%s\", \"driven\": \"%s\", "
+		       "\"ordered\": %s, \"params\": [",
+		       p->staggered ? "staggered" : "aligned",
+		       p->event_us ? "microseconds" :
+		       p->next_event ? "events" : "boundaries",
+		       json_bool(p->ordered));
+		for (const char *const *q = p->params; q && *q; q++) {
+			if (q != p->params)
+				printf(", ");
+			json_string(*q);
+		}
+		printf("], \"at\": [");
+		const void *at[] = { (const void *)p->join,
+				     (const void *)p->leave,
+				     (const void *)p->block,
+				     (const void *)p->wake };
+		const char *at_names[] = { "join", "leave", "block", "wake" };
+		const char *sep = "";
+		for (unsigned k = 0; k < 4; k++)
+			if (at[k]) {
+				printf("%s\"%s\"", sep, at_names[k]);
+				sep = ", ";
+			}
+		printf("], \"complete\": %s, \"servers\": %s, \"dump\": %s, "
+		       "\"summary\": %s}\n", json_bool(p->complete != 0),
+		       json_bool(p->arrive != 0), json_bool(p->dump != 0),
+		       json_bool(p->summary != 0));
+	}
 }
 
 static uint64_t number_arg(const char *opt, const char *s, uint64_t min,
@@ -255,13 +322,17 @@ int main(int argc, char **argv)
 	unsigned nparams = 0;
 	struct sim_bus bus = { 0 };
 
+	if (argc == 2 && !strcmp(argv[1], "--list")) {
+		list_plugins();
+		return 0;
+	}
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		int has_val = i + 1 < argc;
-		if (!strcmp(a, "--list") && argc == 2) {
-			for (unsigned k = 0; k < sched_nplugins; k++)
-				printf("%s\n", sched_plugins[k]->name);
-			return 0;
+		if (!strcmp(a, "--list")) {
+			fprintf(stderr, "schedsim: --list takes no other "
+				"argument\n");
+			exit(2);
 		} else if (!strcmp(a, "--sched") && has_val)
 			sched_name = argv[++i];
 		else if (!strcmp(a, "--cpus") && has_val)

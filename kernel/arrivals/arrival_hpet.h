@@ -1,6 +1,6 @@
 /*
  * kernel/arrivals/arrival_hpet: the task set's generated and scripted arrivals
- * (lib/arrival, FORMATS.md section 7) as HPET comparator interrupts: the
+ * (lib/arrival; docs/formats.md, "`arrivals` lines") as HPET comparator interrupts: the
  * comparator is armed at each next arrival's main-counter value in turn,
  * and its handler delivers every arrival that is due.
  */

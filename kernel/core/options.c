@@ -1,4 +1,6 @@
-/* kernel/core/options: the kernel command line (FORMATS.md section 4). */
+/* kernel/core/options: the kernel command line (docs/formats.md, "The
+ * kernel command line", which tests/host/test_docs_formats.py holds to
+ * this file). */
 #include "options.h"
 
 #include "../../arch/x86/percpu.h"
@@ -251,6 +253,8 @@ void options_parse(const char *cmdline)
 			on_off(&w, &options.schedule);
 		} else if (cmdline_key_is(&w, "e9")) {
 			on_off(&w, &options.e9);
+		} else if (cmdline_key_is(&w, "hwreport")) {
+			on_off(&w, &options.hwreport);
 		} else if (cmdline_key_is(&w, "end")) {
 			if (cmdline_value_is(&w, "halt"))
 				options.end_halt = 1;
@@ -263,10 +267,12 @@ void options_parse(const char *cmdline)
 				options.selftest = SELFTEST_PF_AP;
 			else if (cmdline_value_is(&w, "pf_bsp"))
 				options.selftest = SELFTEST_PF_BSP;
+			else if (cmdline_value_is(&w, "msr_gp"))
+				options.selftest = SELFTEST_MSR_GP;
 			else if (cmdline_value_is(&w, "none"))
 				options.selftest = SELFTEST_NONE;
 			else
-				bad(&w, "pf_ap, pf_bsp or none", "none");
+				bad(&w, "pf_ap, pf_bsp, msr_gp or none", "none");
 		} else if (cmdline_key_is(&w, "gdb")) {
 			gdb_word(&w);
 		} else if (cmdline_key_is(&w, "dumpstate")) {
@@ -285,7 +291,7 @@ void options_parse(const char *cmdline)
 			else if (cmdline_value_is(&w, "real"))
 				options.timing = TIMING_REAL;
 			else
-				bad(&w, "virtual or real", "unstated");
+				bad(&w, "virtual or real", "none");
 		} else if (cmdline_key_is(&w, "irq_cpu")) {
 			number(&w, &options.irq_cpu, 0, MAX_CPUS - 1, "0");
 		} else if (cmdline_key_is(&w, "sched")) {

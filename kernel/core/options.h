@@ -1,4 +1,5 @@
-/* kernel/core/options: the kernel command line (FORMATS.md section 4). */
+/* kernel/core/options: the kernel command line (docs/formats.md, "The
+ * kernel command line"). */
 #ifndef KERNEL_OPTIONS_H
 #define KERNEL_OPTIONS_H
 
@@ -23,6 +24,7 @@ enum selftest {
 	SELFTEST_NONE,
 	SELFTEST_PF_AP,     /* a page fault on an AP after bring-up */
 	SELFTEST_PF_BSP,    /* a page fault on the boot CPU */
+	SELFTEST_MSR_GP,    /* an MSR no CPU has, read safely (kernel/report) */
 };
 
 /* gdb=: each level includes the ones before it (kernel/debug/gdbstub.h). */
@@ -82,6 +84,7 @@ struct kernel_options {
 	enum selftest selftest;
 	int e9;             /* echo the console to port 0xE9 (Bochs) */
 	int end_halt;       /* end=halt: stay on the last screen, no exit */
+	int hwreport;       /* hwreport=on: the hardware report, then end */
 	enum gdb_mode gdb;
 	enum dumpstate_when dumpstate;
 	uint64_t dumpstate_slot;

@@ -164,7 +164,8 @@ static const char *state_name(const struct task *t)
 	       t->state == TASK_EXITED ? "exited" : "ok";
 }
 
-/* RESULT task: FORMATS.md section 5's keys, in the run's microseconds. */
+/* RESULT task (docs/formats.md, "`RESULT task`"), in the run's
+ * microseconds. */
 static void print_task(const struct sched_plugin *plugin, void *s,
 		       unsigned i, const struct evrep_run *run)
 {

@@ -1,10 +1,11 @@
 /*
  * kernel/run/hourglass: what each CPU's idle thread does -- the in-kernel
- * hourglass (seed 002, after Regehr): it reads the TSC in a tight loop, and
- * a step longer than the threshold is time it did not get. Each such gap
- * is a trace record, flagged pure overhead when no other thread ran in it
- * (the interrupt, the plugin's decision, the switch: each boundary's cost
- * seen from outside the kernel's own stamps). With hourglass=off the idle
+ * hourglass (the sporadic-server paper, Stanovich, Baker and Wang, 2011,
+ * after Regehr): it reads the TSC in a tight loop, and a step longer than
+ * the threshold is time it did not get. Each such gap is a trace record,
+ * flagged pure overhead when no other thread ran in it (the interrupt, the
+ * plugin's decision, the switch: each boundary's cost seen from outside
+ * the kernel's own stamps). With hourglass=off the idle
  * thread halts instead.
  */
 #ifndef KERNEL_HOURGLASS_H

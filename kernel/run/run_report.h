@@ -1,7 +1,7 @@
 /*
  * kernel/run/run_report: what a scheduler run prints when it is over -- the
- * executed schedule (FORMATS.md section 2, who really ran in each slot,
- * from the trace), the plugin's summary, a table of the tasks for people,
+ * executed schedule (docs/formats.md, "Schedules as JSON lines": who
+ * really ran in each slot, from the trace), the plugin's summary, a table of the tasks for people,
  * and the RESULT sched, ticks, task, overhead and hourglass lines, all
  * computed from the trace records (lib/trace_stats) the decoder reads too.
  */

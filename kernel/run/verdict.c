@@ -239,9 +239,12 @@ enum verdict_status verdict_report(const char **reason)
 	int windows_ok = !v->windows_over;
 	enum verdict_status st = VERDICT_PASS;
 	*reason = "";
-	if (!time_kept(v)) {
+	if (!time_kept(v) && v->at_events) {
 		st = VERDICT_LATE;
-		*reason = v->at_events ? "timers" : "boundaries";
+		*reason = "timers";
+	} else if (!time_kept(v)) {
+		st = VERDICT_LATE;
+		*reason = "boundaries";
 	} else if (!schedule_ok) {
 		st = VERDICT_FAIL;
 		*reason = "schedule";

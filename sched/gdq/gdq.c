@@ -23,7 +23,7 @@
 #include "../report.h"
 
 #define GDQ_ORDERS 32   /* weights are below 2^31 */
-#define GDQ_EP_SHIFT 16 /* e/p tasks: weight round(e * 2^16 / p), FORMATS 1 */
+#define GDQ_EP_SHIFT 16 /* e/p tasks: weight round(e * 2^16 / p) */
 
 /* A task's state as its events left it (lib/taskset.h). */
 enum { GONE, PRESENT, BLOCKED };

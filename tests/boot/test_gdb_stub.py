@@ -116,8 +116,8 @@ continue
     assert re.search(r"^Hardware access \(read/write\) watchpoint 3: ", out,
                      re.M), text
     assert re.search(r"^AWATCH thread=3$", out, re.M), text
-    # Stopped in GDB, the run's clock went on: it ends late (docs/
-    # running.md, "Debugging"), its numbers still all reported.
+    # Stopped in GDB, the run's clock went on: it ends late
+    # (docs/running.md, "Debugging"), its numbers still all reported.
     assert boot.finished, boot.tail()
     # The write to options.slots took effect: the run was 123 slots long.
     assert boot.result("sched")["slots"] == "123", boot.tail()
@@ -213,8 +213,8 @@ def test_raw_protocol_ctrl_c_retries_and_attach_while_running(iso_with):
         boot = m.finish()
     finally:
         m.kill()
-    # Stopped in GDB, the run's clock went on: it ends late (docs/
-    # running.md, "Debugging"), its numbers still all reported.
+    # Stopped in GDB, the run's clock went on: it ends late
+    # (docs/running.md, "Debugging"), its numbers still all reported.
     assert boot.finished, boot.tail()
 
 

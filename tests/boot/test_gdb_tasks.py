@@ -82,8 +82,8 @@ def test_tasks_threads_control_page_and_trace(iso_with, tmp_path):
     finally:
         m.kill()
     text = out + err
-    # Stopped in GDB, the run's clock went on: it ends late (docs/
-    # running.md, "Debugging"), its numbers still all reported.
+    # Stopped in GDB, the run's clock went on: it ends late
+    # (docs/running.md, "Debugging"), its numbers still all reported.
     assert boot.finished, boot.tail() + text
     serial = boot.serial.replace("\r", "")
     names = re.findall(r"^task (\S+)", SET, re.M)
@@ -167,8 +167,8 @@ continue
     finally:
         m.kill()
     text = out + err
-    # Stopped in GDB, the run's clock went on: it ends late (docs/
-    # running.md, "Debugging"), its numbers still all reported.
+    # Stopped in GDB, the run's clock went on: it ends late
+    # (docs/running.md, "Debugging"), its numbers still all reported.
     assert boot.finished, boot.tail() + text
     r = re.search(r"^RING3 thread=(\d+) cs=(\S+) ss=(\S+) gs_base=(\S+)$",
                   out, re.M)

@@ -3,6 +3,8 @@ executed schedule -- who really ran in each slot, from the context
 switches -- equals the simulator's, misbehaving programs are killed and
 named while the others keep their deadlines, and the kernel's accounting,
 the tasks' own hourglass and the in-kernel hourglass agree."""
+import csv
+import json
 import re
 import subprocess
 import sys
@@ -13,7 +15,9 @@ from conftest import host_tool, parse_schedule
 from harness import ROOT, qemu
 
 sys.path.insert(0, str(ROOT / "tools"))
+sys.path.insert(0, str(ROOT / "tests" / "host"))
 from rtktrace.decode import check_log  # noqa: E402
+from trace_event_ref import validate  # noqa: E402
 
 # Virtual time: the TSC and the timers follow the instruction count, so the
 # run is the same every time. Busy loops execute PAUSE under TCG
@@ -31,6 +35,11 @@ at 11 wake C
 at 15 leave B
 at 30 join B
 """
+
+# DYNAMIC and two heavier tasks (U = 3.08): on 4 CPUs in clusters of 2,
+# first fit by utilisation puts E, F and A in cluster 0, D, B and C (the
+# events' tasks) in cluster 1.
+CLUSTERED = DYNAMIC.replace("at 6", "task E e=3 p=4\ntask F e=2 p=3\nat 6")
 
 SHARES = """\
 task A weight=3
@@ -92,6 +101,7 @@ def task_file(tmp_path, which):
     if which == "default":
         return ROOT / "tasks" / "default.tasks"
     return write_set(tmp_path, which, {"dynamic": DYNAMIC,
+                                       "clustered": CLUSTERED,
                                        "shares": SHARES}[which])
 
 
@@ -130,6 +140,7 @@ CASES = [(s, m, "default", ()) for s in ("pd2", "spd2", "gedf")
     ("pedf", 2, "dynamic", ()), ("pedf", 3, "default", ("edf_cpudl=2",)),
     ("pedf", 4, "default", ()),
     ("spd2", 3, "dynamic", ()), ("gedf", 3, "dynamic", ()),
+    ("cedf", 4, "clustered", ("cluster=2",)),
     ("pd2", 2, "dynamic", ("pfair_er=1",)),
     ("gdq", 2, "shares", ("gdq_err=1",)), ("gdq", 3, "shares", ("gdq_err=1",)),
     ("gdq", 4, "shares", ("gdq_T=40", "gdq_delta=2", "gdq_err=1")),
@@ -165,6 +176,32 @@ def test_executed_schedule_equals_simulator(iso_with, tmp_path, sched, cpus,
     # The decoder reads the same records from the dump: its schedule,
     # jobs and overheads are the ones the kernel printed (tools/rtktrace).
     assert check_log(boot.serial) == []
+    # The dump and the simulator's run export valid Perfetto traces with
+    # the same jobs (a job dropped at a wake: when the kernel got to it).
+    (tmp_path / "console.log").write_text(boot.serial)
+    (tmp_path / "sim.jsonl").write_text("\n".join(want) + "\n")
+    kernel = exported_jobs(tmp_path / "k", tmp_path / "console.log")
+    sim = exported_jobs(tmp_path / "s", tmp_path / "sim.jsonl", "--tasks",
+                        tasks)
+    assert kernel == sim
+
+
+def exported_jobs(out, *args):
+    """tools/rtk-trace decode's jobs.csv, less the start times (the
+    kernel's switches take their time), after checking its perfetto.json
+    against the Trace Event Format."""
+    proc = subprocess.run([str(ROOT / "tools" / "rtk-trace"), "decode",
+                           *map(str, args), "--out", str(out),
+                           "--no-pictures"], capture_output=True, text=True,
+                          timeout=120)
+    assert proc.returncode == 0 and " 0 problems" in proc.stdout, \
+        proc.stdout + proc.stderr
+    assert validate(json.loads((out / "perfetto.json").read_text())) == []
+    with open(out / "jobs.csv", newline="") as f:
+        return [dict(r, start_ns="", response_ns="",
+                     completion_ns=("" if r["outcome"] == "dropped" else
+                                    r["completion_ns"]))
+                for r in csv.DictReader(f)]
 
 
 # Light enough that most slots have no release and no completion.

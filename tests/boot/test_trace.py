@@ -1,4 +1,4 @@
-"""trace=on (FORMATS.md section 4): every boundary of every CPU as a TRACE
+"""trace=on (docs/formats.md, "The kernel command line"): every boundary of every CPU as a TRACE
 line. The RESULT ticks statistics are recomputed from them here, and the
 ideal times the kernel measured against are checked against the model:
 aligned, CPU k's boundary i at T0 + i*Q; staggered, at T0 + i*Q + k*Q/M."""

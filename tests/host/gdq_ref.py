@@ -8,7 +8,7 @@ from ref_slots import run_slots
 
 
 def ep_weight(e, p):
-    """FORMATS.md section 1: an e/p task has GDQ weight round(e * 2^16 / p)
+    """docs/formats.md, "`task` lines": an e/p task has GDQ weight round(e * 2^16 / p)
     (halves round up)."""
     return (e * 65536 + p // 2) // p
 

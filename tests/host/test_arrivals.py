@@ -1,4 +1,4 @@
-"""Aperiodic arrivals (lib/arrival.c, FORMATS.md section 7): `arrivals`
+"""Aperiodic arrivals (lib/arrival.c, docs/formats.md): `arrivals`
 lines are Poisson streams drawn in integer arithmetic, so that the kernel
 draws the same times as the simulator. Checked through the arrive events
 schedsim prints: the exact times against a Python rendering of the

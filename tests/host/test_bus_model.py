@@ -155,7 +155,7 @@ def test_saturated_cut_off(tmp_path):
 
 
 def test_output_unchanged_without_bus(tmp_path):
-    """FORMATS.md: extend, never break -- the slot and summary lines are
+    """docs/formats.md: extend, never break -- the slot and summary lines are
     the same with --bus, which only adds its own lines before the
     summary."""
     tasks = sets(2)[1]

@@ -2,6 +2,7 @@
 the timing mode reaches QEMU and the kernel, and wrong use is refused
 before anything is built, naming what was wrong. `make -n` shows what
 would run without booting."""
+import json
 import re
 import subprocess
 
@@ -105,8 +106,9 @@ def test_an_unknown_scheduler_is_refused_listing_the_registry():
     """SCHED against schedsim's list (the registry, whatever it holds),
     checked after the packages and before the kernel is built."""
     sim = ROOT / "build/host/schedsim-fast"
-    names = subprocess.run([str(sim), "--list"], capture_output=True,
-                           text=True, check=True, timeout=60).stdout.split()
+    names = [json.loads(line)["name"] for line in subprocess.run(
+        [str(sim), "--list"], capture_output=True, text=True, check=True,
+        timeout=60).stdout.splitlines()]
     assert "spd2" in names and "pfp" in names
     check = [str(ROOT / "scripts/check-sched.sh"), str(sim)]
     p = subprocess.run([*check, "typo"], capture_output=True, text=True,

@@ -1,4 +1,5 @@
-"""The task-set format of FORMATS.md section 1, through the lib/ parser."""
+"""The task-set format (docs/formats.md, "Task files"), through the lib/
+parser."""
 import json
 import subprocess
 
@@ -152,7 +153,7 @@ def test_nul_byte_rejected(tmp_path):
 
 
 def test_servers_arrivals_and_priorities(tmp_path):
-    """FORMATS.md section 7: servers, their arrival generators, scripted
+    """docs/formats.md, "`server` lines": servers, their arrival generators, scripted
     arrivals (TIME in microseconds) and prio=/cpu= of tasks."""
     rc, objs, err = check(tmp_path, """\
 task T1 e=1 p=2 prio=3 cpu=1

@@ -188,3 +188,75 @@ def records_from_schedule(run, rows):
             recs.append((b + 350, 2, 0, 0, 0, t))
         per_cpu.append(list(enumerate(recs)))
     return per_cpu
+
+
+def records_with_jobs(run, rows, tasks, offset=300, faults=()):
+    """(per_cpu, truth): the records of a kernel that ran rows[t][k] (task
+    index or None) with the jobs of tasks [(name, e, p, d)] (phase 0), as
+    its job rules say: job j released at CPU 0's boundary j p, each
+    quantum counting towards the oldest unfinished job, which ends with
+    its e-th at the end of that slot on that CPU and misses when that is
+    after boundary j p + d. Each boundary has a tick and a decision; a
+    CPU whose task changes switches `offset` cycles after its boundary,
+    and to idle after the last slot. faults: (t, k) where CPU k's task is
+    killed (a fault record) in slot t. truth holds what was written:
+    "switches" [(cpu, tsc, task or None)], "completions" [(task, job,
+    tsc)], "releases" [(task, job, tsc)], "misses" [(task, job, tsc of the
+    late completion, cycles)], "kills" [(task, tsc)], "spans" [(cpu, kind,
+    start, end)]."""
+    m = run["cpus"]
+    recs = [[] for _ in range(m)]
+    truth = {key: [] for key in ("switches", "completions", "releases",
+                                 "misses", "kills", "spans")}
+    ran, done = [0] * len(tasks), [0] * len(tasks)
+    running = [None] * m
+    for t, row in enumerate(rows):
+        b0 = boundary(run, 0, t)
+        for i, (name, e, p, d) in enumerate(tasks):
+            if t % p == 0:
+                recs[0].append((b0 + 20, 7, 0, i, t // p, b0))
+                truth["releases"].append((i, t // p, b0))
+        for k, want in enumerate(row):
+            b = boundary(run, k, t)
+            task = NO_TASK if want is None else want
+            recs[k] += [(b + 40, 1, 0, NO_TASK, 0, t), (b + 60, 3, 0, 0, 0, t),
+                        (b + 160, 4, 0, task, 0, t), (b + 350, 2, 0, 0, 0, t)]
+            truth["spans"] += [(k, "tick", b + 40, b + 350),
+                               (k, "sched", b + 60, b + 160)]
+            if want != running[k]:
+                start = b + offset // 2
+                job = 0 if want is None else done[want]
+                recs[k] += [(start, 5, 0, task, 0, 0),
+                            (b + offset, 6, 0, task, job, 0)]
+                truth["switches"].append((k, b + offset, want))
+                truth["spans"].append((k, "cxs", start, b + offset))
+                running[k] = want
+            if want is not None and (t, k) in faults:
+                recs[k].append((b + 100, 20, 14, want, done[want], 0x1000))
+                truth["kills"].append((want, b + 100))
+        for k, i in enumerate(row):
+            if i is None:
+                continue
+            name, e, p, d = tasks[i]
+            ran[i] += 1
+            if ran[i] < e:
+                continue
+            when = boundary(run, k, t + 1)
+            due = boundary(run, 0, done[i] * p + d)
+            recs[k].append((when + 2, 8, 1, i, done[i], when))
+            truth["completions"].append((i, done[i], when))
+            if when > due:
+                recs[k].append((when + 3, 9, 0, i, done[i], when - due))
+                truth["misses"].append((i, done[i], when, when - due))
+            done[i] += 1
+            ran[i] = 0
+    for k, task in enumerate(running):
+        if task is not None:
+            b = boundary(run, k, len(rows))
+            recs[k] += [(b + offset // 2, 5, 0, NO_TASK, 0, task),
+                        (b + offset, 6, 0, NO_TASK, 0, task)]
+            truth["switches"].append((k, b + offset, None))
+            truth["spans"].append((k, "cxs", b + offset // 2, b + offset))
+    per_cpu = [list(enumerate(r for r in sorted(cpu, key=lambda r: r[0])))
+               for cpu in recs]
+    return per_cpu, truth

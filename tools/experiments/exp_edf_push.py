@@ -52,7 +52,7 @@ def run(mode, outdir):
              "are absent.")
     return Section(
         title="Global EDF: push and enqueue cost against CPUs",
-        paper="global EDF heap (Lelli et al., 003) Sec. 6.3",
+        paper="global EDF heap (Lelli et al., 2011) Sec. 6.3",
         figure="Figs. 8-11",
         measured="mean TSC cycles per push decision and per enqueue for the "
                  "three push structures of sched/ (tools/edf_bench, "

@@ -48,7 +48,7 @@ def run(mode, outdir):
           "see smaller worst cases.")
     return Section(
         title="GDQ: service error against processors",
-        paper="GDQ (Caprita, Nieh & Stein, 001) Sec. 4.1",
+        paper="GDQ (Caprita, Nieh and Stein, 2006) Sec. 4.1",
         figure="Fig. 2",
         measured="worst positive and negative service error (quanta) of any "
                  "process at any quantum, over random weight mixes, in the "

@@ -312,7 +312,7 @@ def section(rows, summary, plan, reload, ov, sets, mode, outdir):
     n_tasks = {d: sum(len(s) for s in sets[d]) / len(sets[d]) for d in DISTS}
     return Section(
         title="LITMUS^RT: processors needed (RNP)",
-        paper="LITMUS^RT (Calandrino et al., 004) Sec. 4.2",
+        paper="LITMUS^RT (Calandrino et al., 2006) Sec. 4.2",
         figure="Figs. 6 (hard) and 7 (soft), RNP",
         measured=f"mean over {plan['sets']} random task sets per "
                  f"distribution (total utilisation {U_TOTAL:g}, less by "

@@ -387,7 +387,7 @@ def section(rows, plan, ov, sizes, mode, outdir):
           f"per point ({mode} mode).")
     return Section(
         title="LITMUS^RT: schedulable task sets against utilisation",
-        paper="LITMUS^RT (Calandrino et al., 004) Sec. 4.2",
+        paper="LITMUS^RT (Calandrino et al., 2006) Sec. 4.2",
         figure="Figs. 9 and 10 (NST), distributions of Figs. 6-8",
         measured=f"fraction of {plan['sets']} random task sets per point "
                  f"schedulable on M = {M} with overheads inflated into the "

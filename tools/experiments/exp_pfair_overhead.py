@@ -50,7 +50,7 @@ def run(mode, outdir):
           "enters either measurement.")
     return Section(
         title="Staggered Pfair: scheduling overhead, warm and cold cache",
-        paper="staggered Pfair (Holman & Anderson, 000) Sec. 5.3",
+        paper="staggered Pfair (Holman and Anderson, 2004) Sec. 5.3",
         figure="Figs. 11(a) and 11(b)",
         measured="average TSC cycles per slot of master/slave PD2 divided by "
                  "cycles per staggered Schedule(p) call, this repository's "

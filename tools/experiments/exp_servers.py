@@ -39,7 +39,7 @@ def run(mode, outdir):
           "are what compares.")
     return Section(
         title="Sporadic server: response, share and interference",
-        paper="sporadic server (Stanovich, Baker & Wang, 002) Sec. 3",
+        paper="sporadic server (Stanovich, Baker and Wang, 2011) Sec. 3",
         figure="Figs. 2, 3, 5, 6, 9, 10",
         measured=f"one CPU, a server of {bench.BUDGET_US} us every "
                  f"{bench.PERIOD_US} us at top priority (max_repl 100) over "

@@ -28,7 +28,7 @@ def run(mode, outdir):
     return Section(
         title="Sporadic server in the kernel: response, share and "
               "interference",
-        paper="sporadic server (Stanovich, Baker & Wang, 002) Sec. 3",
+        paper="sporadic server (Stanovich, Baker and Wang, 2011) Sec. 3",
         figure="Figs. 2, 3, 5, 6, 9, 10",
         measured=f"the kernel under sched=pfp, one boot per policy and "
                  f"rate of {got['ms']} ms: a server of "

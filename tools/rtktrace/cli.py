@@ -4,7 +4,8 @@ import json
 import pathlib
 import sys
 
-from .decode import check_console, runs_from, write_files
+from . import simrun
+from .decode import check_console, runs_from, write_files, write_sim_files
 from .window import check, servers_of
 
 NOTHING_USABLE = 1
@@ -17,12 +18,23 @@ def parser():
     ap = argparse.ArgumentParser(
         prog="rtk-trace",
         description="Reads the kernel's trace dump (trace=events) from a "
-                    "console log: docs/trace-format.md.")
+                    "console log, or a schedsim run's JSON lines: "
+                    "docs/trace-format.md.")
     sub = ap.add_subparsers(dest="command", required=True)
     dec = sub.add_parser(
-        "decode", help="write schedule.jsonl, jobs.csv, overheads.csv, "
-                       "gantt.png/.svg, overhead plots and report.md")
-    dec.add_argument("log", type=pathlib.Path, help="the serial console log")
+        "decode", help="write schedule.jsonl, jobs.csv, perfetto.json (the "
+                       "Trace Event Format), gantt.png/.svg, report.md and, "
+                       "for a kernel dump, overheads.csv and overhead plots")
+    dec.add_argument("log", type=pathlib.Path,
+                     help="the serial console log, or schedsim's output "
+                          "(a file whose first line is a JSON object)")
+    dec.add_argument("--tasks", type=pathlib.Path,
+                     help="the task set a schedsim run ran (needed for "
+                          "one: releases and deadlines come from it)")
+    dec.add_argument("--quantum-us", type=int,
+                     default=simrun.QUANTUM_US_DEFAULT,
+                     help="a quantum-driven schedsim run's quantum in "
+                          "microseconds (default %(default)s, schedsim's)")
     dec.add_argument("--out", type=pathlib.Path, required=True,
                      help="where the files go (run1/, run2/, ... below it "
                           "when the log holds several dumps)")
@@ -62,6 +74,63 @@ def window(args, runs):
     return status
 
 
+def is_schedsim(text):
+    """schedsim's output begins with a JSON object; a console log with the
+    kernel's banner."""
+    first = next((line for line in text.splitlines() if line.strip()), "")
+    return first.lstrip().startswith("{")
+
+
+def decode_sim(args, text):
+    """A schedsim run: InputErrors name the file and the line."""
+    if args.command != "decode" or args.check:
+        what = "window" if args.command == "window" else "decode --check"
+        print(f"rtk-trace: {args.log} is a schedsim run: {what} reads a "
+              "kernel console log", file=sys.stderr)
+        return USAGE
+    if args.tasks is None:
+        print(f"rtk-trace: {args.log} is a schedsim run: give the task set "
+              "it ran with --tasks FILE", file=sys.stderr)
+        return USAGE
+    if args.quantum_us < 1:
+        print("rtk-trace: --quantum-us must be at least 1", file=sys.stderr)
+        return USAGE
+    try:
+        ts = simrun.load_taskset(args.tasks)
+    except simrun.TaskSetError as e:
+        print(f"rtk-trace: {e}", file=sys.stderr)
+        return USAGE
+    try:
+        run = simrun.from_lines(text, ts, args.tasks, args.quantum_us)
+    except simrun.InputError as e:
+        print(f"{args.log}:{e.line}: {e.what}" if e.line else
+              f"rtk-trace: {args.log}: {e.what}", file=sys.stderr)
+        return NOTHING_USABLE
+    for _, what in run.problems:
+        print(f"rtk-trace: {args.log}: {what}", file=sys.stderr)
+    pictures = want_pictures(args)
+    write_sim_files(run, args.out, pictures)
+    v = run.view
+    print(f"rtk-trace: schedsim {v.sched} on {v.cpus} CPUs, "
+          f"{len(v.slices)} slices, {len(run.jobs)} jobs: "
+          f"{len(run.problems)} problems; {args.out}/report.md, "
+          f"{args.out}/perfetto.json"
+          + (f", {args.out}/gantt.png" if pictures else ""))
+    return 0
+
+
+def want_pictures(args):
+    if args.no_pictures:
+        return False
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        print("rtk-trace: no matplotlib here: the pictures are skipped "
+              "(`make host-deps` puts it into build/venv)", file=sys.stderr)
+        return False
+    return True
+
+
 def main(argv=None):
     args = parser().parse_args(argv)
     try:
@@ -69,6 +138,8 @@ def main(argv=None):
     except OSError as e:
         print(f"rtk-trace: {args.log}: {e.strerror}", file=sys.stderr)
         return USAGE
+    if is_schedsim(text):
+        return decode_sim(args, text)
     runs, loose = runs_from(text)
     for line, what in loose:
         print(f"{args.log}:{line}: {what}", file=sys.stderr)
@@ -78,15 +149,7 @@ def main(argv=None):
         return NOTHING_USABLE
     if args.command == "window":
         return window(args, runs)
-    pictures = not args.no_pictures
-    if pictures:
-        try:
-            import matplotlib  # noqa: F401
-        except ImportError:
-            print("rtk-trace: no matplotlib here: the pictures are skipped "
-                  "(`make host-deps` puts it into build/venv)",
-                  file=sys.stderr)
-            pictures = False
+    pictures = want_pictures(args)
     status = 0
     for i, run in enumerate(runs, 1):
         for line, what in run.dump.problems:

@@ -1,13 +1,16 @@
-"""A decoded run and the files it becomes: schedule.jsonl (FORMATS.md
-section 2), jobs.csv, overheads.csv, the pictures and report.md."""
+"""A decoded run and the files it becomes: schedule.jsonl (docs/formats.md,
+"Schedules as JSON lines"), jobs.csv, overheads.csv, the pictures and report.md."""
 import csv
 import dataclasses
 import json
 import pathlib
 import re
 
+from . import chrome
 from . import dump as dumpmod
-from .derive import OVERHEAD_KINDS, derive, ns, result_lines, task_keys, us
+from . import view as viewmod
+from .derive import (OVERHEAD_KINDS, derive, job_slices, ns, result_lines,
+                     task_keys, us, went_on)
 from .jobs import HEADER as JOB_HEADER
 from .jobs import jobs, rows as job_rows
 
@@ -17,6 +20,7 @@ class Run:
     dump: object
     derived: object
     jobs: list
+    slices: list        # derive.JobSlice: what each CPU ran, job by job
 
     @property
     def params(self):
@@ -26,8 +30,14 @@ class Run:
         return self.dump.task_name(i)
 
     def d_of(self, i):
+        """Task i's relative deadline in quanta; None when unknown or for
+        a server (d=0: its jobs have none)."""
         t = self.dump.tasks.get(i)
-        return t.d if t else None
+        return t.d if t and t.d else None
+
+    def view(self):
+        """What the Gantt chart and the trace-event export draw."""
+        return viewmod.from_dump(self)
 
     def schedule_rows(self):
         return [{"t": t, "cpus": [None if w is None else self.name(w)
@@ -64,29 +74,55 @@ def runs_from(text):
     out = []
     for d in dumps:
         per_cpu = d.per_cpu()
-        out.append(Run(d, derive(d.params, per_cpu), jobs(d.params, per_cpu)))
+        derived = derive(d.params, per_cpu)
+        # A task given only weight= has no jobs.
+        jobless = {i for i, t in d.tasks.items() if t.weight and not t.p}
+        slices = job_slices(d.params, per_cpu, went_on(
+            d.params, per_cpu, derived.schedule, d.tasks), jobless)
+        out.append(Run(d, derived, jobs(d.params, per_cpu, slices, d.tasks),
+                       slices))
     return out, loose
+
+
+class Outputs:
+    """A folder to write into: calling it with a file's name gives that
+    file's path there and notes it in `written`."""
+
+    def __init__(self, outdir):
+        self.dir = pathlib.Path(outdir)
+        self.dir.mkdir(parents=True, exist_ok=True)
+        self.written = []
+
+    def __call__(self, name):
+        self.written.append(self.dir / name)
+        return self.dir / name
+
+    def common(self, view, job_rows, pictures):
+        """jobs.csv, the trace-event export and the Gantt chart (when
+        pictures): what every kind of run gets. Returns the pictures."""
+        with open(self("jobs.csv"), "w", newline="") as f:
+            w = csv.writer(f)
+            w.writerow(JOB_HEADER)
+            w.writerows(job_rows)
+        chrome.write(view, self(chrome.FILE))
+        if not pictures:
+            return []
+        from . import plots
+        plots.chart(view, self("gantt.png"), self("gantt.svg"))
+        return ["gantt.png", "gantt.svg"]
 
 
 def write_files(run, outdir, pictures=True):
     """Writes every output into outdir; returns the paths written."""
-    outdir = pathlib.Path(outdir)
-    outdir.mkdir(parents=True, exist_ok=True)
+    path = Outputs(outdir)
+    outdir, written = path.dir, path.written
     p, d = run.params, run.derived
-    written = []
-
-    def path(name):
-        written.append(outdir / name)
-        return outdir / name
-
     with open(path("schedule.jsonl"), "w") as f:
         for row in run.schedule_rows():
             f.write(json.dumps(row) + "\n")
         f.write(run.summary_line() + "\n")
-    with open(path("jobs.csv"), "w", newline="") as f:
-        w = csv.writer(f)
-        w.writerow(JOB_HEADER)
-        w.writerows(job_rows(p, run.jobs, run.name, run.d_of))
+    pics = path.common(run.view(), job_rows(p, run.jobs, run.name, run.d_of),
+                       pictures)
     order = {k: i for i, k in enumerate(OVERHEAD_KINDS)}
     with open(path("overheads.csv"), "w", newline="") as f:
         w = csv.writer(f)
@@ -95,13 +131,8 @@ def write_files(run, outdir, pictures=True):
                                                   s.seq)):
             w.writerow([s.kind, s.cpu, s.seq, s.cycles,
                         ns(s.cycles, p.tsc_khz)])
-    pics = []
     if pictures:
         from . import plots
-        plots.gantt(p, plots.bars(p, run.dump.per_cpu()),
-                    plots.marks(p, run.jobs, run.d_of), run.name,
-                    path("gantt.png"), path("gantt.svg"))
-        pics = ["gantt.png", "gantt.svg"]
         if plots.overhead_plots(d.samples, p.tsc_khz,
                                 outdir / "overhead_hist.png",
                                 outdir / "overhead_cdf.png"):
@@ -110,6 +141,55 @@ def write_files(run, outdir, pictures=True):
             pics += ["overhead_hist.png", "overhead_cdf.png"]
     path("report.md").write_text(report(run, pics))
     return written
+
+
+def write_sim_files(run, outdir, pictures=True):
+    """A schedsim run (simrun.SimRun): schedule.jsonl (its lines as they
+    came), jobs.csv, the trace-event export, the Gantt chart and
+    report.md; returns the paths written."""
+    path = Outputs(outdir)
+    text = run.lines.text
+    path("schedule.jsonl").write_text(text if text.endswith("\n")
+                                      else text + "\n")
+    pics = path.common(run.view, run.job_rows(), pictures)
+    path("report.md").write_text(sim_report(run, pics))
+    return path.written
+
+
+def sim_report(run, pictures):
+    v = run.view
+    if v.event_driven:
+        what = (f"{v.cpus} CPUs, {v.end // 1000} us in quanta of "
+                f"{v.quantum_us} us, event-driven")
+    else:
+        what = (f"{v.cpus} CPUs, {v.slots} slots of {v.quantum_us} us, "
+                f"{'staggered' if v.staggered else 'aligned'} quanta")
+    lines = [f"# A schedsim run of {v.sched}", "",
+             f"{what}, {len(v.tasks)} tasks; {len(v.slices)} slices.", ""]
+    if run.problems:
+        lines += ["## Where the jobs here and the summary differ", ""]
+        lines += [f"- {text}" for _, text in run.problems]
+        lines.append("")
+    # Per task: jobs done, misses, largest tardiness, time run (ns).
+    per = {name: [0, 0, 0, 0] for name in v.tasks}
+    for j in run.jobs:
+        t = per[j.task]
+        t[0] += j.outcome == "budget"
+        t[1] += j.misses
+        t[2] = max(t[2], j.tardiness)
+    for x in v.slices:
+        per[x.task][3] += x.stop - x.start
+    lines += ["## Tasks", "", table(
+        ["task", "jobs", "misses", "max tardiness (us)", "ran (us)"],
+        [[name, jobs, misses, late // 1000, ran // 1000]
+         for name, (jobs, misses, late, ran) in per.items()]), ""]
+    if pictures:
+        lines += ["## Pictures", "", "![gantt.png](gantt.png)", ""]
+    lines += ["Files: `schedule.jsonl` (the run's lines), `jobs.csv` (one "
+              "row per job, times in ns from time 0), "
+              f"`{chrome.FILE}` (the run in the Trace Event Format: open it "
+              "in ui.perfetto.dev or chrome://tracing)."]
+    return "\n".join(lines) + "\n"
 
 
 def table(headers, body):
@@ -154,9 +234,10 @@ def report(run, pictures):
         lines += [f"![{name}]({name})" for name in pictures
                   if name.endswith(".png")]
         lines.append("")
-    lines += ["Files: `schedule.jsonl` (FORMATS.md section 2), `jobs.csv` "
+    lines += ["Files: `schedule.jsonl` (the schedule's JSON lines), `jobs.csv` "
               "(one row per job, times in ns from T0), `overheads.csv` (one "
-              "row per sample)."]
+              f"row per sample), `{chrome.FILE}` (the run in the Trace Event "
+              "Format: open it in ui.perfetto.dev or chrome://tracing)."]
     return "\n".join(lines) + "\n"
 
 
@@ -184,7 +265,15 @@ def check_console(text, run, runs):
     lines. An empty list when they agree."""
     seg = console_segment(text, run, runs)
     out = []
-    printed = [json.loads(l) for _, l in seg if SLOT.match(l)]
+    printed = []
+    for n, l in seg:
+        if not SLOT.match(l):
+            continue
+        try:
+            printed.append(json.loads(l))
+        except ValueError:      # a line the serial port damaged
+            out.append(f"console line {n}: a damaged schedule line")
+            printed.append(None)
     mine = run.schedule_rows()
     if not printed:
         out.append("the console has no schedule lines for this run")

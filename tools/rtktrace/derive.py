@@ -39,6 +39,13 @@ def us(cycles, khz):
     return cycles * 1000 // khz
 
 
+def ns_from_t0(p, tsc):
+    """A TSC time as nanoseconds from T0, rounded towards T0."""
+    if tsc >= p.t0:
+        return ns(tsc - p.t0, p.tsc_khz)
+    return -ns(p.t0 - tsc, p.tsc_khz)
+
+
 def percentile(sorted_values, q):
     """Nearest rank below: sorted[(n - 1) * q // 100]."""
     return sorted_values[(len(sorted_values) - 1) * q // 100]
@@ -78,6 +85,7 @@ class Sample:
     cpu: int
     seq: int      # the record that closed it
     cycles: int
+    end: int = 0  # its closing record's time (TSC); it began cycles before
 
 
 @dataclasses.dataclass
@@ -130,13 +138,15 @@ def cpu_samples(p, cpu, records):
                 open_start[kind] = r.tsc
             elif r.event == CODE[end] and kind in open_start:
                 out.append(Sample(kind, cpu, r.seq,
-                                  max(0, r.tsc - open_start.pop(kind))))
+                                  max(0, r.tsc - open_start.pop(kind)),
+                                  r.tsc))
         for kind, ev in SINGLE.items():
             if r.event == CODE[ev]:
-                out.append(Sample(kind, cpu, r.seq, max(0, r.tsc - r.arg)))
+                out.append(Sample(kind, cpu, r.seq, max(0, r.tsc - r.arg),
+                                  r.tsc))
         if r.event == CODE["hourglass_gap"] and r.flags == GAP_PURE:
             gaps.append(Sample("hourglass_gap", cpu, r.seq,
-                               max(0, r.tsc - r.arg)))
+                               max(0, r.tsc - r.arg), r.tsc))
     return out, gaps
 
 
@@ -152,6 +162,118 @@ def intervals(p, records):
         stop = min(stop, p.end)
         out.append((start, stop, who, j))
     return out
+
+
+@dataclasses.dataclass
+class JobSlice:
+    cpu: int
+    start: int    # TSC
+    stop: int
+    task: int
+    job: int             # None for a task without jobs (weight=)
+    after: bool = False   # the thread ran on after job `job` ended
+
+
+def completions(p, per_cpu):
+    """{task: [(time, job)]} sorted: every completion record (a dropped
+    job's too) at the time it was accounted for (its arg)."""
+    out = {}
+    for recs in per_cpu:
+        for r in usable(p, recs):
+            if r.event == CODE["completion"] and r.task < p.ntasks and \
+                    r.flags in (DONE_BUDGET, DONE_SLEEP, DONE_DROPPED):
+                out.setdefault(r.task, []).append((r.arg, r.job))
+    return {task: sorted(c) for task, c in out.items()}
+
+
+def cut(start, stop, done, goes_on=None, first=0):
+    """[start, stop) of one task, in pieces, one per job: [(start, stop,
+    job, after)]. done: the task's completions as sorted (time, job). The
+    first piece belongs to the job after the latest completion at or
+    before start (job 0 before any), or to job `first` if that is later
+    (the job a switch named); a completion strictly inside ends a piece.
+    What follows the completion of job j belongs to job j + 1 when
+    goes_on(time, j) says the task went on to it (always, without
+    goes_on); else it is the thread running on after job j until it is
+    switched away, for no job: (start, stop, j, True)."""
+    at = bisect.bisect_right(done, (start, float("inf")))
+    job, after = max(first, done[at - 1][1] + 1 if at else 0), False
+    out = []
+    for when, j in done[at:]:
+        if when >= stop:
+            break
+        if when > start:
+            out.append((start, when, job, after))
+            start = when
+        if goes_on is None or goes_on(when, j):
+            job, after = j + 1, False
+        else:
+            job, after = j, True
+    out.append((start, stop, job, after))
+    return out
+
+
+def job_slices(p, per_cpu, goes_on=None, jobless=()):
+    """What each CPU ran, one piece per job: the intervals of the executed
+    schedule (cxs_end to the next, until the run's end), cut at the
+    running task's completions (cut(); goes_on(cpu, task, time, job)); an
+    interval's first job is at least the one its cxs_end names (a job
+    dropped silently, as at a leave, leaves no completion). The tasks in
+    jobless (weight= tasks) have none: their pieces' job is None."""
+    done = completions(p, per_cpu)
+    out = []
+    for k in range(p.cpus):
+        recs = usable(p, per_cpu[k]) if k < len(per_cpu) else []
+        named = [r.job for r in recs if r.event == CODE["cxs_end"]]
+        for start, stop, who, j in intervals(p, recs):
+            if who is None or start is None or stop <= start:
+                continue
+            if who in jobless:
+                out.append(JobSlice(k, start, stop, who, None))
+                continue
+            on = None if goes_on is None else (
+                lambda when, j, k=k, who=who: goes_on(k, who, when, j))
+            out += [JobSlice(k, a, b, who, job, after) for a, b, job, after
+                    in cut(start, stop, done.get(who, []), on,
+                           named[j - 1])]
+    return out
+
+
+def event_driven(per_cpu):
+    """Whether the records are an event-driven run's (kernel/events/event_run.c:
+    timer records, no ticks)."""
+    return any(r.event == CODE["timer"] for recs in per_cpu for r in recs)
+
+
+def went_on(p, per_cpu, schedule, tasks):
+    """goes_on for job_slices from a kernel's records: did the task whose
+    job j ended at `when` on CPU k go on to job j + 1 there? In a
+    quantum-driven run a job ends at a boundary of its CPU: it did when
+    the executed schedule gives the task the slot that boundary begins
+    (Pfair's early release runs a job before its release). In an
+    event-driven run (timer records): when job j + 1 had been released by
+    then (phase + (j + 1) p quanta; tasks: {index: task with e, p,
+    phase}), or, for a server, had arrived (its arrival record)."""
+    if event_driven(per_cpu):
+        arrived = {(r.task, r.job): r.tsc for recs in per_cpu for r in recs
+                   if r.event == CODE["arrival"]}
+
+        def by_release(k, task, when, j):
+            t = tasks.get(task)
+            if t is not None and t.p:
+                us_ = (t.phase + (j + 1) * t.p) * p.quantum_us
+                return p.t0 + us_ * p.tsc_khz // 1000 <= when
+            return arrived.get((task, j + 1), when + 1) <= when
+        return by_release
+    bounds = [[boundary(p, k, t) for t in range(p.slots + 1)]
+              for k in range(p.cpus)]
+
+    def by_slot(k, task, when, j):
+        t = bisect.bisect_left(bounds[k], when)
+        if t > p.slots or bounds[k][t] != when:
+            return True         # not at a boundary: nothing says otherwise
+        return t < p.slots and schedule[t][k] == task
+    return by_slot
 
 
 def slot_task(ivs, starts, stops, b0, b1):

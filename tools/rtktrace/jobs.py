@@ -2,7 +2,7 @@
 first start, completion, response time and tardiness of every job."""
 import dataclasses
 
-from .derive import ns, usable
+from .derive import event_driven, ns, ns_from_t0, usable
 from .records import CODE, DONE_BUDGET, DONE_DROPPED, DONE_SLEEP, NO_TASK
 
 OUTCOME = {DONE_BUDGET: "budget", DONE_SLEEP: "sleep",
@@ -14,7 +14,7 @@ class Job:
     task: int
     job: int
     release: int = None       # ideal release (TSC)
-    start: int = None         # first switch to it (TSC)
+    start: int = None         # when it first ran (TSC)
     completion: int = None    # as accounted (TSC)
     outcome: str = ""
     misses: int = 0           # deadline_miss records + a dropped completion
@@ -26,13 +26,30 @@ class Job:
         return self.release + d_quanta * p.quantum_us * p.tsc_khz // 1000
 
 
-def jobs(p, per_cpu):
+def jobs(p, per_cpu, slices=(), tasks=None):
     """Job rows sorted by task and job; the same usable records as the
-    derived numbers, so their misses add up to RESULT task's."""
+    derived numbers, so their misses add up to RESULT task's. A job's
+    start is that of its first slice (derive.job_slices). An event-driven
+    run has no release records: a periodic task's job j is released at
+    phase + j p quanta (tasks: {index: task with p, phase}) until the
+    run's end, a server's job at its arrival record."""
     out = {}
 
     def job(r):
         return out.setdefault((r.task, r.job), Job(r.task, r.job))
+
+    if tasks and event_driven(per_cpu):
+        q = p.quantum_us * p.tsc_khz // 1000
+        for i, t in tasks.items():
+            n = 0
+            while t.p and i < p.ntasks and \
+                    p.t0 + (t.phase + n * t.p) * q < p.end:
+                out[i, n] = Job(i, n, release=p.t0 + (t.phase + n * t.p) * q)
+                n += 1
+        for recs in per_cpu:
+            for r in usable(p, recs):
+                if r.event == CODE["arrival"] and r.task < p.ntasks:
+                    job(r).release = r.tsc
 
     for recs in per_cpu:
         for r in usable(p, recs):
@@ -40,9 +57,6 @@ def jobs(p, per_cpu):
                 continue
             if r.event == CODE["release"]:
                 job(r).release = r.arg
-            elif r.event == CODE["cxs_end"]:
-                j = job(r)
-                j.start = r.tsc if j.start is None else min(j.start, r.tsc)
             elif r.event == CODE["completion"] and r.flags in OUTCOME:
                 j = job(r)
                 j.completion = r.arg
@@ -52,6 +66,13 @@ def jobs(p, per_cpu):
                 j = job(r)
                 j.misses += 1
                 j.tardiness = max(j.tardiness, r.arg)
+    for piece in slices:
+        if piece.after or piece.job is None:
+            continue
+        j = out.setdefault((piece.task, piece.job),
+                           Job(piece.task, piece.job))
+        j.start = piece.start if j.start is None else min(j.start,
+                                                           piece.start)
     return [out[k] for k in sorted(out)]
 
 
@@ -63,11 +84,7 @@ HEADER = ["task", "job", "release_ns", "deadline_ns", "start_ns",
 def rows(p, job_list, names, d_of):
     """CSV rows: times in ns from T0 (empty when the trace lacks them)."""
     def rel(tsc):
-        if tsc is None:
-            return ""
-        if tsc >= p.t0:
-            return ns(tsc - p.t0, p.tsc_khz)
-        return -ns(p.t0 - tsc, p.tsc_khz)
+        return "" if tsc is None else ns_from_t0(p, tsc)
 
     for j in job_list:
         dl = j.deadline(p, d_of(j.task))

@@ -3,8 +3,7 @@ row per CPU, tasks coloured, releases, deadlines and misses marked) and the
 overhead histograms and CDFs. matplotlib draws them, to files only."""
 import dataclasses
 
-from .derive import OVERHEAD_KINDS, intervals, usable
-from .records import NO_TASK
+from .derive import OVERHEAD_KINDS
 
 DPI = 100
 IDLE_COLOUR = (1.0, 1.0, 1.0)
@@ -45,37 +44,32 @@ class Mark:
     task: int
 
 
-def quanta(p, tsc):
-    """A TSC time as quanta from T0 (for drawing only)."""
-    return (tsc - p.t0) * 1000 / (p.quantum_us * p.tsc_khz)
+def bars(view):
+    """What each CPU ran (the view's slices), in quanta from time 0."""
+    q = max(1, view.quantum_us * 1000)
+    index = {name: i for i, name in enumerate(view.tasks)}
+    return [Bar(s.cpu, s.start / q, s.stop / q, index[s.task])
+            for s in view.slices]
 
 
-def bars(p, per_cpu):
-    """What each CPU ran, as bars in quanta, from the same intervals the
-    executed schedule uses (the idle ones left out)."""
-    out = []
-    for k, recs in enumerate(per_cpu):
-        for start, stop, who, _ in intervals(p, usable(p, recs)):
-            if who is None or start is None or stop <= start:
-                continue
-            out.append(Bar(k, quanta(p, max(start, p.t0)), quanta(p, stop),
-                           who))
-    return out
+# The instants the chart marks: a dropped job is a miss.
+MARKED = {"release": "release", "deadline": "deadline", "miss": "miss",
+          "drop": "miss"}
 
 
-def marks(p, job_list, d_of):
-    out = []
-    for j in job_list:
-        if j.task == NO_TASK:
-            continue
-        if j.release is not None:
-            out.append(Mark("release", quanta(p, j.release), j.task))
-        dl = j.deadline(p, d_of(j.task))
-        if dl is not None:
-            out.append(Mark("deadline", quanta(p, dl), j.task))
-            if j.misses:
-                out.append(Mark("miss", quanta(p, dl + j.tardiness), j.task))
-    return out
+def marks(view):
+    """Releases, deadlines and misses (at the late completion, or where
+    the job was dropped)."""
+    q = max(1, view.quantum_us * 1000)
+    index = {name: i for i, name in enumerate(view.tasks)}
+    return [Mark(MARKED[e.kind], e.at / q, index[e.task])
+            for e in view.instants if e.kind in MARKED]
+
+
+def chart(view, png, svg=None):
+    """The view's Gantt chart into png (and svg); returns its Geometry."""
+    return gantt(view, bars(view), marks(view), lambda i: view.tasks[i],
+                 png, svg)
 
 
 @dataclasses.dataclass
@@ -96,7 +90,8 @@ def row_of(p, cpu):
 
 
 def gantt(p, bar_list, mark_list, names, png, svg=None):
-    """Draws the chart into png (and svg); returns its Geometry."""
+    """Draws the chart into png (and svg); returns its Geometry. p: the
+    run's cpus, slots, staggered and event_driven (a view)."""
     plt = pyplot()
     span = max(p.slots + (1 if p.staggered else 0), 1)
     width = min(max(6 + span * 0.25, 8), 60)
@@ -135,8 +130,9 @@ def gantt(p, bar_list, mark_list, names, png, svg=None):
     ax.set_yticks([row_of(p, k) for k in range(p.cpus)] + [top])
     ax.set_yticklabels([f"CPU {k}" for k in range(p.cpus)] + ["jobs"])
     ax.set_xlabel("time (quanta from T0); ^ release, v deadline, x miss")
-    ax.set_title(f"{p.cpus} CPUs, {p.slots} slots, "
-                 f"{'staggered' if p.staggered else 'aligned'} quanta")
+    ax.set_title(f"{p.cpus} CPUs, {p.slots} slots, " + (
+        "event-driven" if p.event_driven else
+        f"{'staggered' if p.staggered else 'aligned'} quanta"))
     if ntasks <= 30:
         ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=8)
     fig.subplots_adjust(left=0.08, right=0.88, bottom=0.2, top=0.85)

@@ -1,6 +1,6 @@
 /*
- * user/lib/bad: what the misbehaving programs (user/bad_*.c, FORMATS.md
- * section 7) share. Each says what it is about to do, does it once, and
+ * user/lib/bad: what the misbehaving programs (user/bad_*.c,
+ * docs/user-programs.md) share. Each says what it is about to do, does it once, and
  * the kernel must stop it there; one that is still running afterwards says
  * so and exits with its own code, so a test can tell which one got through.
  */
