@@ -95,11 +95,34 @@ for name in "${want[@]}"; do
 	cp "$prog" "$stage/boot/user/$name.elf"
 	modules+=("module2 /boot/user/$name.elf user:$name")
 done
+# The first entry's name says what it boots: the scheduler over its task
+# set, or the self-measurement; the others add the words given.
+read -ra words <<<"$extra"
+sched="" rest=""
+for w in "${words[@]}"; do
+	case $w in
+	sched=*) sched=${w#sched=} ;;
+	*) rest+="${rest:+ }$w" ;;
+	esac
+done
+if [[ -n $sched ]]; then
+	what="run $sched over no task set"
+	[[ -n $tasks ]] && what="run $sched over $(basename "$tasks")"
+	[[ -n $rest ]] && what="$what ($rest)"
+else
+	what="measure the aligned and staggered quantum clocks"
+	[[ -n $extra ]] && what="$what ($extra)"
+fi
+also=${extra:+ ($extra)}
+# GRUB's quoted entry names end at a double quote.
+what=${what//\"/\'} also=${also//\"/\'}
 # Words go to GRUB's command line verbatim; keep sed's metacharacters out.
-esc_extra=$(printf '%s' "$extra" | sed 's/[&/\]/\\&/g')
+esc() { printf '%s' "$1" | sed 's/[&/\]/\\&/g'; }
+esc_extra=$(esc "$extra")
 [[ $entry =~ ^[0-9]+$ ]] || { echo "mkiso: --entry wants a number" >&2; exit 2; }
 # A line holding only @MODULE@ becomes the module lines, indented as it was.
-sed -e "s/@EXTRA@/$esc_extra/" -e "s/^set default=0$/set default=$entry/" \
+sed -e "s/@EXTRA@/$esc_extra/" -e "s/@WHAT@/$(esc "$what")/" \
+	-e "s/@ALSO@/$(esc "$also")/" -e "s/^set default=0$/set default=$entry/" \
 	boot/grub.cfg | while IFS= read -r line; do
 	if [[ $line =~ ^([[:space:]]*)@MODULE@[[:space:]]*$ ]]; then
 		for m in "${modules[@]}"; do

@@ -44,10 +44,24 @@ class Boot:
         assert len(r) == 1, f"{len(r)} 'RESULT {topic}' lines:\n{self.tail()}"
         return r[0]
 
+    def last_line(self):
+        lines = [l.strip() for l in self.serial.splitlines() if l.strip()]
+        return lines[-1] if lines else ""
+
     @property
     def passed(self):
-        lines = [l.strip() for l in self.serial.splitlines() if l.strip()]
-        return bool(lines) and lines[-1] == "RESULT exit status=pass"
+        return self.last_line() == "RESULT exit status=pass"
+
+    @property
+    def late(self):
+        """The run completed but its time was not kept (docs/running.md,
+        "Statuses and exit codes"): its numbers are what was measured."""
+        return self.last_line().startswith("RESULT exit status=late ")
+
+    @property
+    def finished(self):
+        """A pass or a late run: it reported everything it measured."""
+        return self.passed or self.late
 
     def tail(self, n=60):
         return "\n".join(self.serial.splitlines()[-n:])
