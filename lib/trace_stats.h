@@ -54,7 +54,9 @@ struct trace_task_stats {
 	uint64_t jobs;          /* completed: by their budget, not short, or
 				 * by saying so */
 	uint64_t short_jobs;    /* ended by their budget, the thread short */
-	uint64_t misses, faults;
+	/* misses counts the dropped jobs too (a wake after the deadline of
+	 * the job it interrupted), which `dropped` counts alone. */
+	uint64_t misses, dropped, faults;
 	uint64_t max_tardiness_cycles, ran_cycles, self_cycles;
 };
 

@@ -87,10 +87,10 @@ def iso_with(iso, tmp_path):
     from harness import make_iso
 
     def build(cmdline=None, tasks=None, entry=0, omit_program=None,
-              programs=None):
+              programs=None, acpi_tables=()):
         return make_iso(tmp_path / "custom.iso", cmdline=cmdline, tasks=tasks,
                         entry=entry, omit_program=omit_program,
-                        programs=programs)
+                        programs=programs, acpi_tables=acpi_tables)
     return build
 
 

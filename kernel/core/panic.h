@@ -35,13 +35,14 @@ struct panic_debugger {
 	void (*stop)(const struct trap_frame *f);
 	int (*nmi)(struct trap_frame *f);
 	/* The machine is about to power off with this exit status (0 pass,
-	 * 1 fail): a debugger attached tells its side the program exited. */
+	 * 1 fail, 2 late): a debugger attached tells its side the program
+	 * exited. */
 	void (*exited)(unsigned status);
 };
 void panic_set_debugger(const struct panic_debugger *d);
 
-/* Before powering off with status (0 pass, 1 fail): the debugger, if any,
- * hears of it (kernel/main.c's end, and a panic's). */
+/* Before powering off with status (0 pass, 1 fail, 2 late): the debugger,
+ * if any, hears of it (kernel/main.c's end, and a panic's). */
 void panic_tell_debugger_exit(unsigned status);
 
 /* Set once a CPU has begun to panic. */

@@ -14,12 +14,11 @@
 #include "../time/quantum_clock.h"
 #include "../task/task.h"
 #include "../trace/trace.h"
+#include "verdict.h"
 
 /* Room for the summary line the dump repeats. */
 #define SUMMARY_MAX 65536
 
-/* The last report's short jobs, for the verdict (run_report_short_jobs). */
-static uint64_t short_jobs;
 
 static void print_text(void *ctx, const char *text)
 {
@@ -248,17 +247,12 @@ void run_report_task_output(void)
 	}
 }
 
-uint64_t run_report_short_jobs(void)
-{
-	return short_jobs;
-}
-
 void run_report(const struct sched_plugin *plugin, void *s,
 		const struct taskset *ts, unsigned cpus)
 {
 	struct trace_stats st;
 	const struct trace_stats *recorded = 0;
-	short_jobs = 0;
+	uint64_t short_jobs = 0;
 	if (options.record) {
 		record_self();
 		report_drops(cpus);
@@ -293,6 +287,15 @@ void run_report(const struct sched_plugin *plugin, void *s,
 		qclock_staggered() ? "staggered" : "aligned",
 		(unsigned long long)misses, (unsigned long long)r.missed);
 	clock_stats_report(&r);
+	uint64_t late = 0, late_max = 0;
+	for (unsigned k = 0; k < cpus; k++) {
+		late += qclock_cpu_late(k);
+		if (qclock_cpu_late_max(k) > late_max)
+			late_max = qclock_cpu_late_max(k);
+	}
+	verdict_of_quanta(plugin, s, ts->ntasks, recorded, r.missed, late,
+			  tsc_to_ns(late_max), cpus, qclock_slots(),
+			  qclock_quantum_us());
 	print_tasks(recorded, plugin, s);
 	for (unsigned i = 0; recorded && i < ntasks; i++)
 		short_jobs += recorded->task[i].short_jobs;

@@ -14,18 +14,6 @@
 void run_report(const struct sched_plugin *plugin, void *s,
 		const struct taskset *ts, unsigned cpus);
 
-/*
- * The jobs of the last report that their budget ended although their
- * thread ran less than TRACE_SHORT_NUM / TRACE_SHORT_DEN of it (lib/
- * trace_stats, docs/trace-format.md): quanta the plugin counted that the
- * thread did not get -- the platform was late (an emulator that ran
- * another virtual CPU, a host that ran something else, a long stretch of
- * the kernel's own with interrupts off). For the run's verdict: a run
- * with any did not run what its plugin decided; the platform made it
- * late. 0 with record=off (no records to tell).
- */
-uint64_t run_report_short_jobs(void);
-
 /* What the tasks wrote (RT_SYS_WRITE), line by line behind their names:
  * after a run of either kind. */
 void run_report_task_output(void);

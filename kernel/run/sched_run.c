@@ -30,6 +30,7 @@
 #include "syscall.h"
 #include "../task/task.h"
 #include "task_kill.h"
+#include "verdict.h"
 #include "../trace/trace.h"
 
 #define MAX_TASKS 256
@@ -212,17 +213,21 @@ static int check_work(const struct sched_plugin *plugin, const char *file,
 
 /*
  * What the run will take from memory, before any of it is taken: the trace
- * and every task -- its program (bss included), working set, stack,
- * control page and page tables, and its kernel side -- so that a size a
- * task file or a program controls is refused here, naming the first task
- * that does not fit, and never runs the allocator dry.
+ * (with the records, the decisions of verdict.c and the executed schedule
+ * of lib/trace_stats, one int per CPU and slot each) and every task -- its
+ * program (bss included), working set, stack, control page and page
+ * tables, and its kernel side -- so that a size a task file or a program
+ * controls is refused here, naming the first task that does not fit, and
+ * never runs the allocator dry.
  */
 static uint64_t tasks_counted;   /* what check_memory counted for the tasks */
 
-static int check_memory(const char *file, uint64_t records,
+static int check_memory(const char *file, uint64_t records, uint64_t qslots,
 			const char **reason)
 {
 	uint64_t need = records * sizeof(struct trace_rec) * cpus;
+	if (options.record)
+		need += 2 * qslots * cpus * sizeof(int32_t);
 	uint64_t have = bootmem_free_bytes();
 	int named = 0;
 	tasks_counted = 0;
@@ -400,7 +405,7 @@ int sched_run_prepare(const struct sched_plugin *plugin, const char *file,
 	if (check_work(plugin, file, reason))
 		return -1;
 	uint64_t records = trace_records_needed(slots);
-	if (check_memory(file, records, reason))
+	if (check_memory(file, records, slots, reason))
 		return -1;
 	smp_run_on_all(cpu_prepare, 0, 1000000);
 	kprintf("sched: ring 3 runs with NX %s, SMEP %s, SMAP %s, UMIP %s\n",
@@ -451,6 +456,9 @@ int sched_run_quanta(const struct sched_plugin *plugin, const char *file,
 		return -1;
 	}
 	trace_reset();
+	/* The decisions, for the verdict's comparison with what ran. */
+	if (options.record)
+		verdict_decisions_setup(cpus, slots);
 	jobs_setup(&ts, tasks, ntasks);
 	sched_run_threads_setup(idle);
 	if (sched_run_release(quantum_us, reason))
