@@ -280,6 +280,11 @@ def test_a_slot_its_cpu_passed_late_ends_the_job_as_the_plugin_does(
     assert int(r["lat_max_ns"]) < 1000000, r
     assert "sched: 1 jobs ended by their budget had less than 3/4 of it" \
         in boot.serial, boot.tail()
+    # The verdict counts it against the run's time (late already, by the
+    # boundary).
+    v = boot.result("verdict")
+    assert (v["status"], v["time"], v["short_jobs"]) == \
+        ("late", "failed", "1"), v
     assert check_log(boot.serial) == []
     (run,), _ = runs_from(boot.serial)
     outcomes = [(j.job, j.outcome) for j in run.jobs if j.outcome]
