@@ -298,7 +298,7 @@ def boot_missing(ov, mode, outdir, plugins, need_reload):
     plan = lo.PLANS[mode]
     m = plan["cpus"]
     points = [(plugin, n) for plugin in plugins for n in plan["n"]]
-    timing = "icount" if plan["reload_icount"] else "tcg"
+    timing = "icount" if "icount" in plan["reload_timings"] else "tcg"
     wss = plan["wss"] if need_reload else []
     # One batch: the same items as litmus_overheads' (the cache has them
     # when it ran with the same kernel).
