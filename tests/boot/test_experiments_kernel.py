@@ -133,7 +133,7 @@ def resumptions(slots):
 
 
 def check_overheads(rows, out):
-    """Every event of both plugins; and the writers' reload windows,
+    """Every event of the three plugins; and the writers' reload windows,
     under -icount, where a writer writes its 64 KB working set in about
     half a quantum (1024 lines at about 460 cycles of the 1 GHz -icount
     TSC): every dispatch after a writer's first times one window, so
@@ -145,7 +145,7 @@ def check_overheads(rows, out):
     lo = registry.load("litmus_overheads")
     plan = lo.PLANS["tiny"]
     events = {(r["plugin"], r["event"]) for r in rows}
-    assert events == {(p, e) for p in ("pd2", "gedf")
+    assert events == {(p, e) for p in ("pd2", "gedf", "cedf")
                       for e in ("sched", "cxs", "tick", "release")}, events
     reload = check_csv(out / "litmus_overheads" / "reload.csv", set())
     assert [(r["timing"], r["ws_bytes"]) for r in reload] == \

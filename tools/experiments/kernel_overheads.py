@@ -47,6 +47,10 @@ from benchlib import write_csv
 # The schedulability tests' names of the kernel's plugins.
 PLUGIN_OF = {"P-EDF": "pedf", "G-EDF": "gedf", "NG-EDF": "ngedf",
              "PD2": "pd2", "S-PD2": "spd2"}
+# CPUs per cluster of cedf's overhead boots (on M = 4: two clusters of 2),
+# and the kernel words every overhead boot of a plugin adds.
+CEDF_CLUSTER = 2
+WORDS = {"cedf": f"cluster={CEDF_CLUSTER}"}
 EVENTS = ("sched", "cxs", "tick", "release")
 STAT = "max_ns"
 PAPER_M = 4          # LITMUS^RT's testbed: four CPUs
@@ -302,7 +306,8 @@ def boot_missing(ov, mode, outdir, plugins, need_reload):
     wss = plan["wss"] if need_reload else []
     # One batch: the same items as litmus_overheads' (the cache has them
     # when it ran with the same kernel).
-    done = boots([overhead_item(p, n, m, plan["slots"]) for p, n in points]
+    done = boots([overhead_item(p, n, m, plan["slots"], WORDS.get(p, ""))
+                  for p, n in points]
                  + [boot_item(lo.writer_set(m, ws),
                               f"sched=gedf slots={plan['reload_slots']}", m,
                               icount=timing == "icount",
