@@ -152,4 +152,4 @@ experiments: host-deps
 	$(PYTHON) tools/experiments/run.py --mode $(MODE) $(if $(EXP),--exp $(EXP)) $(WORK_ARGS)
 
 clean:
-	rm -rf $(BUILD)/host $(BUILD)/user $(BUILD)/kernel $(BUILD)/iso $(BUILD)/bench $(BUILD)/*.iso
+	rm -rf $(BUILD)/host $(BUILD)/user $(BUILD)/user-dirs $(BUILD)/kernel $(BUILD)/iso $(BUILD)/bench $(BUILD)/*.iso

@@ -17,6 +17,7 @@
 #define HOURGLASS_NS_MIN 50
 #define HOURGLASS_NS_MAX 1000000
 #define LATE_US_MAX 1000000
+#define RELEASE_TIMEOUT_MS_MAX 600000
 
 struct kernel_options options = {
 	.quantum_us = 1000,
@@ -27,6 +28,7 @@ struct kernel_options options = {
 	.hourglass = 1,
 	.events = 1,
 	.hourglass_ns = 1000,
+	.release_timeout_ms = 1000,
 	.trace = 0,
 	.record = 1,
 	.schedule = 1,
@@ -231,6 +233,9 @@ void options_parse(const char *cmdline)
 			on_off(&w, &options.hourglass);
 		} else if (cmdline_key_is(&w, "events")) {
 			on_off(&w, &options.events);
+		} else if (cmdline_key_is(&w, "release_timeout_ms")) {
+			number(&w, &options.release_timeout_ms, 1,
+			       RELEASE_TIMEOUT_MS_MAX, "1000");
 		} else if (cmdline_key_is(&w, "hourglass_ns")) {
 			number(&w, &options.hourglass_ns, HOURGLASS_NS_MIN,
 			       HOURGLASS_NS_MAX, "1000");

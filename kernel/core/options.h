@@ -68,6 +68,9 @@ struct kernel_options {
 	int hourglass;      /* sched=: the idle threads are the hourglass */
 	int events;         /* sched=: a plugin that can runs at events */
 	uint64_t hourglass_ns;  /* a longer gap is time it did not get */
+	/* sched=: the synchronous release comes this long after the phase
+	 * before it began at the latest (kernel/run/release.h). */
+	uint64_t release_timeout_ms;
 	enum trace_mode trace;
 	int record;         /* sched=: write trace records during the run */
 	int optime;         /* sched=: the plugin times its own operations */

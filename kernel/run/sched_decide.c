@@ -23,6 +23,7 @@
 struct answers {
 	uint64_t slot[AHEAD];      /* slot + 1; 0: empty */
 	int task[AHEAD];
+	uint64_t given;            /* answers so far, under the lock */
 } __attribute__((aligned(64)));
 
 static struct {
@@ -109,6 +110,7 @@ void decide_on_choice(void *ctx, unsigned cpu, uint64_t t, int task)
 	struct answers *a = &dc.ans[cpu];
 	int replaces = a->slot[t % AHEAD] == t + 1;
 	remember(cpu, t, task);
+	a->given++;
 	if (replaces && dc.changed)
 		dc.changed(cpu, t, task);
 }
@@ -283,7 +285,8 @@ void decide_rearm(void)
 		qclock_cpu_arm(__atomic_load_n(&dc.next, __ATOMIC_ACQUIRE));
 }
 
-int decide_event(enum sched_driver_event ev, unsigned task, uint64_t slot)
+int decide_event(enum sched_driver_event ev, unsigned task, uint64_t slot,
+		 int *again)
 {
 	uint64_t flags = irq_save();
 	lock();
@@ -293,10 +296,20 @@ int decide_event(enum sched_driver_event ev, unsigned task, uint64_t slot)
 		t = dc.decided - 1;
 	int rc = 0, sooner = 0;
 	sched_span_start(task, t);
+	/* At events, slot t may not be decided (nothing was due in it): a
+	 * call at every boundary would have decided it before the event,
+	 * and the event's reschedules replace those answers. */
+	uint64_t armed = dc.next;
+	if (dc.at_events && dc.decided <= t)
+		boundary_at_events(t);
+	struct answers *mine = &dc.ans[this_cpu()->cpu];
+	uint64_t given = mine->given;
 	if (!dc.failed && sched_driver_event(dc.d, ev, task, t)) {
 		dc.failed = 1;
 		rc = -1;
 	}
+	if (again)
+		*again = mine->given != given;
 	if (dc.at_events && !dc.failed) {
 		/* What runs now may end before the slot every CPU is armed
 		 * for: each re-arms (decide_rearm) on the IPI. */
@@ -307,8 +320,8 @@ int decide_event(enum sched_driver_event ev, unsigned task, uint64_t slot)
 			if (dc.chain_slot[d % AHEAD] == d + 1 &&
 			    next < dc.chain_next[d % AHEAD])
 				dc.chain_next[d % AHEAD] = next;
-			sooner = 1;
 		}
+		sooner = dc.next < armed;
 	}
 	trace_emit(TRACE_SCHED_END, 0, task, 0, t);
 	unlock();

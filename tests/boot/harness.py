@@ -92,6 +92,19 @@ def qemu_command(iso, serial, smp=2, machine="pc", firmware="bios",
     if icount:
         cmd += ["-icount", icount]
     return cmd + list(extra)
+def user_progs_build(progs):
+    """Where make USER_PROGS_DIR=progs builds its programs (mk/user.mk)."""
+    return BUILD / "user-dirs" / str(progs.absolute()).lstrip("/")
+
+
+def drop_user_progs_build(progs):
+    """Removes that directory and its parents left empty."""
+    path = user_progs_build(progs)
+    shutil.rmtree(path, ignore_errors=True)
+    try:
+        os.removedirs(path.parent)
+    except OSError:
+        pass        # a parent still holds another's build
 
 
 def qemu(iso, smp=2, machine="pc", firmware="bios", timeout=240,

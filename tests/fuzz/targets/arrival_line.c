@@ -16,7 +16,8 @@ static const char set[] =
 
 static struct task_spec task[4];
 static struct taskset_event event[1];
-static struct taskset ts = { task, 0, 4, event, 0, 1 };
+static struct taskset ts = { .task = task, .max_tasks = 4,
+			      .event = event, .max_events = 1 };
 
 static int blank(uint8_t c)
 {

@@ -32,7 +32,15 @@ static void check_task(const struct taskset *ts, unsigned i)
 	FUZZ_CHECK(name_ok(t->name), "task %u's name", i);
 	FUZZ_CHECK(taskset_find(ts, t->name, strlen(t->name)) == (int)i,
 		   "task '%s' is not found at its index", t->name);
-	FUZZ_CHECK(t->work < TASK_WORK_COUNT && t->phase < LIMIT &&
+	FUZZ_CHECK(taskset_work_name_ok(t->work, strlen(t->work)),
+		   "task '%s': program name '%.40s'", t->name, t->work);
+	const char *args = taskset_args(ts, t);
+	size_t at = args ? (size_t)(args - ts->argbuf) : 0;
+	FUZZ_CHECK(!t->nargs || (args && at + t->args_len <= ts->argbuf_len &&
+				 args[t->args_len - 1] == 0),
+		   "task '%s': %u args= words outside the buffer", t->name,
+		   t->nargs);
+	FUZZ_CHECK(t->phase < LIMIT &&
 		   t->prio < LIMIT && t->cpu < LIMIT && t->ws < LIMIT,
 		   "task '%s': a value out of range", t->name);
 	const struct server_spec *s = &t->server;
@@ -83,7 +91,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static struct task_spec task[MAX_TASKS];
 	static struct taskset_event event[MAX_EVENTS];
-	struct taskset ts = { task, 0, MAX_TASKS, event, 0, MAX_EVENTS };
+	/* The file's length always suffices for its args= words. */
+	static char argbuf[1 << 16];
+	struct taskset ts = { .task = task, .max_tasks = MAX_TASKS,
+			      .event = event, .max_events = MAX_EVENTS,
+			      .argbuf = argbuf,
+			      .argbuf_max = size < sizeof argbuf ? size
+								 : sizeof argbuf };
 	char err[256];
 	memset(err, 0x55, sizeof err);
 	int rc = taskset_parse(&ts, "fuzz.tasks", (const char *)data, size,
