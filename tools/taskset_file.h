@@ -15,6 +15,7 @@ static void taskset_file_free(struct taskset *ts)
 {
 	free(ts->task);
 	free(ts->event);
+	free(ts->res);
 	*ts = (struct taskset){ 0 };
 }
 
@@ -38,7 +39,9 @@ static int taskset_file_load(const char *path, struct taskset *ts)
 	ts->max_tasks = (unsigned)lines;
 	ts->event = calloc(lines, sizeof(struct taskset_event));
 	ts->max_events = (unsigned)lines;
-	if (!ts->task || !ts->event) {
+	ts->res = calloc(TASKSET_RES_MAX, sizeof(struct resource_spec));
+	ts->max_res = TASKSET_RES_MAX;
+	if (!ts->task || !ts->event || !ts->res) {
 		fprintf(stderr, "%s: out of memory for %zu lines\n", path, lines);
 		free(text);
 		taskset_file_free(ts);

@@ -47,7 +47,10 @@
 
 static struct task_spec specs[MAX_TASKS];
 static struct taskset_event events[MAX_EVENTS];
-static struct taskset ts = { specs, 0, MAX_TASKS, events, 0, MAX_EVENTS };
+static struct resource_spec resources[TASKSET_RES_MAX];
+static struct taskset ts = { .task = specs, .max_tasks = MAX_TASKS,
+			     .event = events, .max_events = MAX_EVENTS,
+			     .res = resources, .max_res = TASKSET_RES_MAX };
 static struct sched_driver drv;
 /* For GDB (tools/gdb): the running plugin and its state. */
 const struct sched_driver *const sched_run_driver = &drv;
@@ -369,7 +372,8 @@ int sched_run_quanta(const struct sched_plugin *plugin, const char *file,
 		return -1;
 	}
 	dumpstate_end(&drv);
-	run_report(plugin, drv.s, &ts, cpus);
+	/* drv.plugin: the lock variant for a set with resources. */
+	run_report(drv.plugin, drv.s, &ts, cpus);
 	coldcache_report();
 	return 0;
 }

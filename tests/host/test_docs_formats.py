@@ -57,6 +57,11 @@ def check_taskset(text, grammar):
                 problems.append(f"{decl}: key '{key}' is not documented")
                 continue
             rng = row[2]
+            if k.get("list"):
+                # A list (cs=): its row says what an item is.
+                if not rng:
+                    problems.append(f"{decl}: {key}'s range cell is empty")
+                continue
             if k["words"]:
                 for w in k["words"]:
                     if w not in src.code_names(rng):
