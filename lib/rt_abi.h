@@ -37,6 +37,10 @@ enum rt_syscall {
 	RT_SYS_JOB_INFO = 3,          /* (struct rt_job_info *out): 0 */
 	RT_SYS_WRITE = 4,             /* (const char *buf, uint64_t len): bytes
 				       * taken into the task's console buffer */
+	RT_SYS_LOCK = 5,              /* (uint64_t res): returns 0 once the task
+				       * holds resource res (docs/locking.md) */
+	RT_SYS_UNLOCK = 6,            /* (uint64_t res): 0; the task lets res
+				       * go */
 	RT_SYS_COUNT
 };
 
@@ -44,6 +48,13 @@ enum rt_syscall {
  * is not an error return: the task is killed for it, as for a fault. */
 #define RT_EINVAL 22   /* a length or value out of range */
 #define RT_ENOSYS 38   /* no such system call */
+/* lock and unlock (the kernel prints why on its console): */
+#define RT_ENOENT 2    /* no such resource, or not in the task's cs= */
+#define RT_EPERM 1     /* unlock of a resource it does not hold, or not the
+			* one it locked last */
+#define RT_EDEADLK 35  /* lock of one it holds, or nesting the protocol
+			* forbids */
+#define RT_EBUSY 16    /* earlier calls have not taken effect yet */
 
 #define RT_WRITE_MAX 4096   /* largest single write */
 
@@ -57,6 +68,8 @@ struct rt_job_info {
 	uint32_t task;          /* index in the task set */
 	uint32_t cpu;           /* the CPU the call ran on */
 };
+
+#define RT_CS_MAX 8                    /* TASKSET_CS_MAX */
 
 #define RT_CONTROL_MAGIC 0x72746b63u   /* "rtkc" */
 #define RT_CONTROL_VERSION 1
@@ -111,6 +124,19 @@ struct rt_control {
 	uint64_t steady_lines, steady_cycles;
 	uint64_t resume_n[2], resume_cycles[2];
 	uint64_t reserved_u[5];
+
+	/*
+	 * Locks (docs/locking.md), written by the kernel. The task's critical
+	 * sections (its cs=): resource cs_res[i] held from when cs_at[i]
+	 * quanta of the job's work are done, for cs_len[i]. Where its job
+	 * is, written at every dispatch and when lock returns: job_index
+	 * (as rt_job_info.job), job_work quanta of work it has done, counted
+	 * up to the start of slot work_slot -- every slot from then on that
+	 * the task runs through is one more quantum of work.
+	 */
+	uint32_t ncs;
+	uint32_t cs_res[RT_CS_MAX], cs_at[RT_CS_MAX], cs_len[RT_CS_MAX];
+	uint64_t job_index, job_work, work_slot;
 };
 
 _Static_assert(sizeof(struct rt_control) <= 4096, "one page");

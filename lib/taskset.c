@@ -86,7 +86,7 @@ static int check_name(struct parser *p, const struct token *name,
 static const char *const work_names[] = {
 	"spin", "writer", "backtest", "hourglass", "latency", "bad_kread",
 	"bad_write_other", "bad_exec_data", "bad_div0", "bad_syscall_ptr",
-	"bad_ud", "bad_gp",
+	"bad_ud", "bad_gp", "locker", "lock_misuse",
 };
 
 #define NWORDS(a) (unsigned)(sizeof(a) / sizeof((a)[0]))

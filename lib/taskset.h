@@ -27,6 +27,8 @@ enum task_work {
 	TASK_WORK_BAD_SYSCALL_PTR,
 	TASK_WORK_BAD_UD,
 	TASK_WORK_BAD_GP,
+	TASK_WORK_LOCKER,       /* runs its cs= (docs/locking.md) */
+	TASK_WORK_LOCK_MISUSE,  /* the lock calls the kernel refuses */
 	TASK_WORK_COUNT
 };
 

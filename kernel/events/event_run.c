@@ -513,7 +513,7 @@ static int setup(const struct sched_plugin *plugin, const char *file,
 	}
 	arrival_init(&ev.arr, ts, bootmem_alloc((arrival_generators(ts) + 1) *
 						sizeof(struct arrival_gen)));
-	static struct sched_env env = { env_alloc, env_resched, 0, env_note };
+	static struct sched_env env = { env_alloc, env_resched, 0, env_note, 0 };
 	struct sched_config cfg = { .cpus = cpus, .tasks = ts,
 				    .params = options.params,
 				    .nparams = options.nparams, .seed = 1,

@@ -73,6 +73,11 @@ void dispatch_now(void);
  * has: the slot is now, and becomes cpu's). */
 void dispatch_changed(unsigned cpu, uint64_t slot, int task);
 
+/* Where t's job is, in its control page (lib/rt_abi.h: job_index,
+ * job_work, work_slot), for a program that runs critical sections: done
+ * at every dispatch and when a lock call returns. */
+void dispatch_note_progress(struct task *t);
+
 /* The thread running here (an idle thread, or a task). */
 struct task *dispatch_current(void);
 

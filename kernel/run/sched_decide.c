@@ -12,6 +12,7 @@
 #include "../core/options.h"
 #include "../time/quantum_clock.h"
 #include "../core/spinlock.h"
+#include "../../lib/fmt.h"
 #include "../trace/trace.h"
 
 /* How many slots a CPU's decisions may run ahead of the CPU: a CPU that
@@ -283,42 +284,82 @@ void decide_rearm(void)
 		qclock_cpu_arm(__atomic_load_n(&dc.next, __ATOMIC_ACQUIRE));
 }
 
+/* After a kernel event under the lock at plugin time t: at events, what
+ * runs now may end before the slot every CPU is armed for, so the next
+ * decision comes sooner. Returns 1 when it does (each CPU must re-arm:
+ * finish_sooner). */
+static int bring_forward(uint64_t t)
+{
+	if (!dc.at_events || dc.failed)
+		return 0;
+	uint64_t next = next_decision(t);
+	if (next >= dc.next)
+		return 0;
+	dc.next = next;
+	uint64_t d = dc.decided ? dc.decided - 1 : 0;
+	if (dc.chain_slot[d % AHEAD] == d + 1 && next < dc.chain_next[d % AHEAD])
+		dc.chain_next[d % AHEAD] = next;
+	return 1;
+}
+
+/* After the plugin lock is let go: every other CPU re-arms (decide_rearm)
+ * on the IPI, this one now. */
+static void finish_sooner(void)
+{
+	unsigned me = this_cpu()->cpu;
+	for (unsigned k = 0; k < dc.m; k++)
+		if (k != me)
+			lapic_send_ipi(percpu[k].apic_id, VEC_RESCHED_IPI);
+	decide_rearm();
+}
+
+/* The plugin's clock for a kernel event at CPU time `slot`: the latest
+ * slot decided. */
+static uint64_t plugin_time(uint64_t slot)
+{
+	if (!dc.ordered && dc.decided && dc.decided - 1 > slot)
+		return dc.decided - 1;
+	return slot;
+}
+
 int decide_event(enum sched_driver_event ev, unsigned task, uint64_t slot)
 {
 	uint64_t flags = irq_save();
 	lock();
-	/* The plugin's clock is the latest slot decided. */
-	uint64_t t = slot;
-	if (!dc.ordered && dc.decided && dc.decided - 1 > t)
-		t = dc.decided - 1;
-	int rc = 0, sooner = 0;
+	uint64_t t = plugin_time(slot);
+	int rc = 0;
 	sched_span_start(task, t);
 	if (!dc.failed && sched_driver_event(dc.d, ev, task, t)) {
 		dc.failed = 1;
 		rc = -1;
 	}
-	if (dc.at_events && !dc.failed) {
-		/* What runs now may end before the slot every CPU is armed
-		 * for: each re-arms (decide_rearm) on the IPI. */
-		uint64_t next = next_decision(t);
-		if (next < dc.next) {
-			dc.next = next;
-			uint64_t d = dc.decided ? dc.decided - 1 : 0;
-			if (dc.chain_slot[d % AHEAD] == d + 1 &&
-			    next < dc.chain_next[d % AHEAD])
-				dc.chain_next[d % AHEAD] = next;
-			sooner = 1;
-		}
-	}
+	int sooner = bring_forward(t);
 	trace_emit(TRACE_SCHED_END, 0, task, 0, t);
 	unlock();
-	if (sooner) {
-		unsigned me = this_cpu()->cpu;
-		for (unsigned k = 0; k < dc.m; k++)
-			if (k != me)
-				lapic_send_ipi(percpu[k].apic_id, VEC_RESCHED_IPI);
-		decide_rearm();
+	if (sooner)
+		finish_sooner();
+	irq_restore(flags);
+	return rc;
+}
+
+int decide_lock(unsigned task, int release, unsigned res, uint64_t slot,
+		char *why, size_t size)
+{
+	uint64_t flags = irq_save();
+	lock();
+	uint64_t t = plugin_time(slot);
+	int rc = -SCHED_LOCK_EBUSY;
+	sched_span_start(task, t);
+	if (!dc.failed) {
+		rc = sched_driver_lock_op(dc.d, task, release, res, t);
+		if (rc)
+			fmt_snprintf(why, size, "%s", dc.d->err.msg);
 	}
+	int sooner = !rc && bring_forward(t);
+	trace_emit(TRACE_SCHED_END, 0, task, 0, t);
+	unlock();
+	if (sooner)
+		finish_sooner();
 	irq_restore(flags);
 	return rc;
 }

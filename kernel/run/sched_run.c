@@ -18,6 +18,7 @@
 #include "dumpstate.h"
 #include "dispatch.h"
 #include "hourglass.h"
+#include "lock.h"
 #include "../task/jobs.h"
 #include "../core/options.h"
 #include "../core/panic.h"
@@ -175,7 +176,10 @@ static uint64_t trace_records_needed(uint64_t slots)
 	uint64_t releases = 0;
 	for (unsigned i = 0; i < ts.ntasks; i++)
 		if (specs[i].p)
-			releases += slots / specs[i].p + 1;
+			/* Each job: its release, and with critical sections
+			 * its lock events and blocking (kernel/run/lock.c). */
+			releases += (slots / specs[i].p + 1) *
+				    (1 + (ts.nres ? 5 + 4 * specs[i].ncs : 0));
 	uint64_t n = slots * RECORDS_PER_SLOT + releases + RECORDS_SPARE;
 	return n < 0xffffffffu ? n : 0xffffffffu;
 }
@@ -196,6 +200,12 @@ static void fill_control(struct task *t, uint64_t quantum_us)
 	c->epoch_tsc = qclock_t0();
 	c->gap_threshold_cycles = hourglass_threshold();
 	c->seed = 0x9e3779b97f4a7c15ull ^ (uint64_t)(t->index + 1);
+	c->ncs = t->spec->ncs;
+	for (unsigned k = 0; k < t->spec->ncs && k < RT_CS_MAX; k++) {
+		c->cs_res[k] = t->spec->cs[k].res;
+		c->cs_at[k] = t->spec->cs[k].at;
+		c->cs_len[k] = t->spec->cs[k].len;
+	}
 	if (str_eq(power_hypervisor(), "TCGTCGTCGTCG"))
 		c->flags |= RT_CONTROL_PAUSE;
 	if (t->spec->work == TASK_WORK_BAD_WRITE_OTHER && ntasks > 1)
@@ -313,9 +323,12 @@ int sched_run_quanta(const struct sched_plugin *plugin, const char *file,
 		kprintf("sched: schedule=off: %s is quantum-driven; only event "
 			"runs leave out their schedule's lines\n", name);
 	int staggered = plugin->staggered;
+	/* Lock operations come from the tasks' programs (kernel/run/lock.c),
+	 * not from the cs= of the file. */
 	struct sched_config cfg = { .cpus = cpus, .staggered = staggered,
 				    .tasks = &ts, .params = options.params,
-				    .nparams = options.nparams, .seed = 1 };
+				    .nparams = options.nparams, .seed = 1,
+				    .program_locks = 1 };
 	/* Only a plugin that names its next event can run at events. */
 	decide_setup(&drv, plugin->ordered,
 		     options.events && plugin->next_event != 0, cpus,
@@ -327,6 +340,7 @@ int sched_run_quanta(const struct sched_plugin *plugin, const char *file,
 		*reason = "admission";
 		return -1;
 	}
+	lock_run_setup(&drv, &ts, 1);
 	coldcache_freeze(specs, ts.ntasks * sizeof specs[0], &drv, sizeof drv);
 	if (options.optime)
 		start_optime(plugin);

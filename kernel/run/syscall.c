@@ -11,6 +11,7 @@
 #include "../time/quantum_clock.h"
 #include "../run/sched_decide.h"
 #include "../task/task.h"
+#include "lock.h"
 #include "task_kill.h"
 #include "../task/vm.h"
 
@@ -126,6 +127,8 @@ static const syscall_fn table[RT_SYS_COUNT] = {
 	[RT_SYS_TIME] = sys_time,
 	[RT_SYS_JOB_INFO] = sys_job_info,
 	[RT_SYS_WRITE] = sys_write,
+	[RT_SYS_LOCK] = lock_sys_lock,
+	[RT_SYS_UNLOCK] = lock_sys_unlock,
 };
 
 static void on_syscall(struct trap_frame *f)

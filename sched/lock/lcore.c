@@ -210,7 +210,6 @@ static void start_job(struct lcore *c, unsigned i)
 	k->started = 0;
 	k->next_release = r + k->p;
 	c->ls.task[i].next_op = 0;
-	c->ls.task[i].npend = 0;
 }
 
 static void releases_due(struct lcore *c, uint64_t t)
@@ -231,7 +230,6 @@ static void end_job(struct lcore *c, unsigned i, uint64_t t)
 	cancel_wait(c, i);
 	while (lt->nstack)
 		release(c, i, lt->stack[lt->nstack - 1], t, 1);
-	lt->npend = 0;
 	lock_job_end(&c->ls, i, job_of(c, i), t);
 	k->st.jobs++;
 	if (t > k->deadline) {
@@ -257,21 +255,23 @@ static void apply_ops(struct lcore *c, uint64_t t, enum lock_op_kind kind)
 			continue;
 		if (c->ls.program_locks) {
 			/* Due once a quantum of work from pend_from on ended
-			 * here. */
-			if (!lt->npend || k->last_work != t ||
-			    t - 1 < lt->pend_from)
+			 * here; the others wait. */
+			if (k->last_work != t)
 				continue;
+			unsigned kept = 0;
 			for (unsigned n = 0; n < lt->npend; n++) {
-				const struct lock_op *o = &lt->pend[n];
-				if (o->kind != kind)
-					continue;
-				if (kind == LOCK_OP_RELEASE)
-					release(c, i, o->res, t, 0);
-				else
-					request(c, i, o->res, t);
+				struct lock_op o = lt->pend[n];
+				uint64_t from = lt->pend_from[n];
+				if (o.kind != kind || t - 1 < from) {
+					lt->pend[kept] = o;
+					lt->pend_from[kept++] = from;
+				} else if (kind == LOCK_OP_RELEASE) {
+					release(c, i, o.res, t, 0);
+				} else {
+					request(c, i, o.res, t);
+				}
 			}
-			if (kind == LOCK_OP_REQUEST)
-				lt->npend = 0;
+			lt->npend = kept;
 			continue;
 		}
 		while (lt->next_op < lt->nops &&
@@ -518,8 +518,9 @@ uint64_t lcore_next_event(const struct lcore *c, uint64_t t)
 		if (lt->next_op < lt->nops && lt->ops[lt->next_op].at > k->pos &&
 		    t + (lt->ops[lt->next_op].at - k->pos) < next)
 			next = t + (lt->ops[lt->next_op].at - k->pos);
-		if (lt->npend) {
-			uint64_t due = (lt->pend_from > t ? lt->pend_from : t) + 1;
+		for (unsigned n = 0; n < lt->npend; n++) {
+			uint64_t from = lt->pend_from[n];
+			uint64_t due = (from > t ? from : t) + 1;
 			if (due < next)
 				next = due;
 		}
@@ -537,6 +538,7 @@ void lcore_leave(struct lcore *c, unsigned task, uint64_t t)
 	cancel_wait(c, task);
 	while (lt->nstack)
 		release(c, task, lt->stack[lt->nstack - 1], t, 1);
+	lt->npend = 0;
 	if (pending(c, task))
 		lock_job_end(&c->ls, task, job_of(c, task), t);
 	k->present = 0;

@@ -337,8 +337,7 @@ int lock_program_op(struct lock_set *ls, unsigned task, int unlock,
 			return -SCHED_LOCK_EORDER;
 		}
 	}
-	if (!lt->npend)
-		lt->pend_from = t;
+	lt->pend_from[lt->npend] = t;
 	lt->pend[lt->npend++] = (struct lock_op){
 		0, unlock ? LOCK_OP_RELEASE : LOCK_OP_REQUEST, (uint8_t)res };
 	return 0;

@@ -64,12 +64,13 @@ struct lock_task {
 	int waiting;             /* the resource it waits for, or LOCK_NONE */
 	uint8_t spinning;        /* ... spinning (else suspended) */
 	uint64_t seq;            /* when it requested (FIFO order among PQ) */
-	/* Programs' operations not yet taken effect (program_locks), in
-	 * the order made: they take effect when a unit of work from
-	 * pend_from on ends. */
+	/* Its program's operations not yet taken effect (program_locks),
+	 * in the order made: each takes effect where a unit of the task's
+	 * work from pend_from[k] on ends (the one in progress when it was
+	 * made), a job's end or start notwithstanding. */
 	struct lock_op pend[4];
+	uint64_t pend_from[4];
 	unsigned npend;
-	uint64_t pend_from;
 	/* Blocking of the current job, by enum lock_cat. */
 	uint64_t cat[LOCK_CATS];
 	struct sched_lock_stats st;

@@ -65,3 +65,13 @@ int64_t sys_write(const void *buf, uint64_t len)
 {
 	return syscall2(RT_SYS_WRITE, (uint64_t)buf, len);
 }
+
+int64_t sys_lock(uint64_t res)
+{
+	return syscall1(RT_SYS_LOCK, res);
+}
+
+int64_t sys_unlock(uint64_t res)
+{
+	return syscall1(RT_SYS_UNLOCK, res);
+}

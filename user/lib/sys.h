@@ -17,5 +17,8 @@ int64_t sys_time(void);
 int64_t sys_job_info(struct rt_job_info *out);
 /* Into the task's console buffer; at most RT_WRITE_MAX bytes a call. */
 int64_t sys_write(const void *buf, uint64_t len);
+/* Returns 0 once the task holds resource res (docs/locking.md). */
+int64_t sys_lock(uint64_t res);
+int64_t sys_unlock(uint64_t res);
 
 #endif
