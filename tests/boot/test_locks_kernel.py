@@ -18,6 +18,10 @@ from harness import ROOT, qemu
 from test_tasks import schedule_lines, simulate
 
 sys.path.insert(0, str(ROOT / "tests" / "host"))
+from cedf_ref import cluster_ffd  # noqa: E402
+from edf_ref import ffd_partition  # noqa: E402
+from lock_bounds import msrp, omlp, srp  # noqa: E402
+from lock_ref import parse_set  # noqa: E402
 from trace_event_ref import validate  # noqa: E402
 
 ICOUNT = "shift=3,sleep=off"
@@ -55,7 +59,27 @@ task C e=3 p=10 cs=R:1@1 work=locker
 task D e=2 p=7 cs=R:1@1 work=locker
 task E e=3 p=12 cs=R:2@1 work=locker
 """),
+    # tests/host/test_lock_bounds.py's worst case for msrp: J's jobs meet
+    # the bound, 14 quanta (6 spinning, 8 behind L's spin and section).
+    "pedf-msrp-worst": ("pedf", 3, """\
+resource R protocol=msrp
+task O1 e=6 p=9 cs=R:3@1 work=locker
+task O2 e=6 p=9 cs=R:3@1 work=locker
+task J e=3 p=30 d=4 phase=1 cs=R:1@1 work=locker
+task L e=3 p=30 cs=R:2@1 work=locker
+"""),
 }
+
+
+def bounds(sched, cpus, text):
+    """Each task's published bound (tests/host/lock_bounds.py) and which
+    of its numbers it covers."""
+    tasks, _, protocol = parse_set(text)
+    if protocol == "omlp":
+        return omlp(tasks, cluster_ffd(tasks, 1, cpus), cpus), ["pi"]
+    home = ffd_partition(tasks, cpus)
+    b = srp(tasks, home) if protocol == "srp" else msrp(tasks, home, cpus)
+    return b, ["spin", "pi", "blocked"]
 
 
 def decode(tmp_path, serial):
@@ -89,7 +113,7 @@ def test_kernel_runs_the_simulators_locks(iso_with, tmp_path, name):
     kinds = {e["lock"] for e in locks_sim}
     # The set does what it is here for.
     assert {"request", "acquire", "release", "blocked"} <= kinds
-    assert ("spin" in kinds) == (name == "pedf-msrp")
+    assert ("spin" in kinds) == name.startswith("pedf-msrp")
     assert ("suspend" in kinds) == (name == "gedf-omlp")
     boot = qemu(iso_with(f"sched={sched} slots={SLOTS} trace=events",
                          tasks=tasks), smp=cpus, icount=ICOUNT)
@@ -98,10 +122,21 @@ def test_kernel_runs_the_simulators_locks(iso_with, tmp_path, name):
     got, kernel = parse_schedule("\n".join(schedule_lines(boot.serial)))
     assert got == rows
     assert kernel == summary
+    bound, keys = bounds(sched, cpus, text)
+    names = [t.split()[1] for t in text.splitlines()
+             if t.startswith("task ")]
     for r in boot.results("lock"):
         want = summary["tasks"][r["name"]]["lock"]
         assert {k: int(r[k]) for k in want} == want, r
         assert r["refused"] == "0" and r["unit"] == "slots"
+        # The kernel's worst blocking is within the published bound.
+        b = bound[names.index(r["name"])]
+        for key in keys:
+            assert int(r[f"{key}_max"]) <= b[key], (r, b)
+    if name == "pedf-msrp-worst":
+        j = [r for r in boot.results("lock") if r["name"] == "J"][0]
+        assert (j["spin_max"], j["pi_max"], j["blocked_max"]) == \
+            ("6", "8", "14")
     assert decode(tmp_path, boot.serial) == locks_sim
 
 

@@ -330,3 +330,29 @@ class LockRef:
             rows.append([None if i is None else self.tasks[i].name
                          for i in self.run])
         return rows
+
+
+def parse_set(text):
+    """(tasks, resources, protocol) of a task file with resources, for the
+    tests' hand-written sets (only e, p, d, phase and cs= are read)."""
+    tasks, resources, protocol = [], [], None
+    for line in text.splitlines():
+        words = line.split("#")[0].split()
+        if not words:
+            continue
+        if words[0] == "resource":
+            resources.append(words[1])
+            protocol = words[2].split("=")[1]
+            continue
+        kv = dict(w.split("=", 1) for w in words[2:])
+        cs, at = [], 1
+        for item in filter(None, kv.get("cs", "").split(",")):
+            r, rest = item.split(":")
+            n, _, a = rest.partition("@")
+            at = int(a) if a else at
+            cs.append((r, at, int(n)))
+            at += int(n)
+        e, p = int(kv["e"]), int(kv["p"])
+        tasks.append(LTask(words[1], e, p, int(kv.get("d", p)),
+                           int(kv.get("phase", 0)), cs))
+    return tasks, resources, protocol
