@@ -10,7 +10,10 @@
  * work but is charged to it -- the per-preemption cost of the sporadic-
  * server paper's experiment (Sec. 3), which the toll is meant to cover.
  *
- * Each instant: jobs whose work is done complete, arrivals due are
+ * Each instant: the lock operations due (a set with resources, run on
+ * the plugin's lock variant: a job whose work reaches a point of its cs=
+ * locks or unlocks there, sched/lock/lock.h's order, releases first and in
+ * task order), jobs whose work is done complete, arrivals due are
  * delivered, then schedule() is called on every CPU whose timer is due or
  * which was asked to reschedule (sched.h's order). Time moves to the next
  * instant anything can happen. The driver measures, per task and server,
@@ -44,6 +47,8 @@ struct sched_evsim_out {
 	void (*event)(void *ctx, const struct sched_evsim_event *ev);
 	void (*note)(void *ctx, const struct sched_note *n);
 	void *ctx;
+	/* Optional: a lock variant's events (sched_env.lock). */
+	void (*lock)(void *ctx, const struct sched_lock_event *ev);
 };
 
 struct sched_evsim;
@@ -59,7 +64,8 @@ int sched_evsim_check(const struct sched_plugin *plugin,
 		      unsigned *err_line);
 
 /*
- * A machine for plugin over cfg (cfg->quantum_us set), running until_us
+ * A machine for plugin (its lock variant for a set with resources) over
+ * cfg (cfg->quantum_us set), running until_us
  * with cxs_us per switch; memory from alloc, never freed before the end.
  * NULL with a message in err (the plugin refused the set, or the set has
  * `at` events the plugin does not take: err_line is then their line).
@@ -82,6 +88,8 @@ int sched_evsim_run(struct sched_evsim *m, struct sched_error *err);
 int sched_evsim_top(const struct taskset *ts, unsigned i);
 
 void *sched_evsim_plugin_state(const struct sched_evsim *m);
+/* The plugin that runs: plugin, or its lock variant. */
+const struct sched_plugin *sched_evsim_plugin(const struct sched_evsim *m);
 const struct sched_measure *sched_evsim_measure(const struct sched_evsim *m,
 						unsigned task);
 

@@ -366,13 +366,15 @@ uint64_t sched_report_summary_us(
 		fmt_snprintf(buf, sizeof buf,
 			     "%s\"%s\": {\"jobs\": %llu, \"misses\": %llu, "
 			     "\"max_tardiness_us\": %llu, \"run_us\": %llu, "
-			     "\"self_us\": %llu}", sep, ts->task[i].name,
+			     "\"self_us\": %llu", sep, ts->task[i].name,
 			     (unsigned long long)st.jobs,
 			     (unsigned long long)st.misses,
 			     (unsigned long long)st.max_tardiness_num,
 			     (unsigned long long)st.run_us,
 			     (unsigned long long)measure(mctx, i)->self_us);
 		out(ctx, buf);
+		sched_report_lock_stats(out, ctx, plugin, s, i);
+		out(ctx, "}");
 		sep = ", ";
 	}
 	out(ctx, "}, \"servers\": {");

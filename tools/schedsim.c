@@ -254,16 +254,28 @@ static const struct sched_measure *measure(const void *m, unsigned task)
 	return sched_evsim_measure(m, task);
 }
 
+/* --locks: the set's lock events, as they happen. */
+static void print_lock(void *ctx, const struct sched_lock_event *ev)
+{
+	sched_report_lock(print_text, NULL, ctx, ev, "");
+}
+
+static void print_lock_us(void *ctx, const struct sched_lock_event *ev)
+{
+	sched_report_lock(print_text, NULL, ctx, ev, "_us");
+}
+
 /* An event-driven plugin over slots * quantum_us microseconds. */
 static int run_events(const char *file, const struct sched_plugin *plugin,
 		      const struct sched_config *cfg, uint64_t slots,
-		      uint64_t cxs_us, int summary_only)
+		      uint64_t cxs_us, int summary_only, int locks)
 {
 	const struct taskset *ts = cfg->tasks;
 	struct sched_evsim_out out = { 0 };
 	if (!summary_only)
 		out = (struct sched_evsim_out){ print_segment, print_job,
-						print_note, (void *)ts };
+						print_note, (void *)ts,
+						locks ? print_lock_us : 0 };
 	struct sched_error err = { { 0 } };
 	unsigned line;
 	uint64_t until = slots * cfg->quantum_us;
@@ -283,6 +295,8 @@ static int run_events(const char *file, const struct sched_plugin *plugin,
 	}
 	struct sched_run_us run = { cfg->cpus, until, cfg->quantum_us, cxs_us };
 	unsigned bad;
+	/* The lock variant, for a set with resources. */
+	plugin = sched_evsim_plugin(m);
 	sched_report_summary_us(print_text, NULL, plugin,
 				sched_evsim_plugin_state(m), ts, &run, measure,
 				m, &bad);
@@ -300,12 +314,6 @@ static int run_events(const char *file, const struct sched_plugin *plugin,
 				ts->task[i].server.budget_us);
 	}
 	return 3;
-}
-
-/* --locks: the set's lock events, as they happen. */
-static void print_lock(void *ctx, const struct sched_lock_event *ev)
-{
-	sched_report_lock(print_text, NULL, ctx, ev, "");
 }
 
 static void print_state(void *ctx, const char *line)
@@ -457,7 +465,7 @@ int main(int argc, char **argv)
 	}
 	if (plugin->event_us) {
 		int rc = run_events(file, plugin, &cfg, slots, cxs_us,
-				    summary_only);
+				    summary_only, locks);
 		free_plugin_memory();
 		free(choice);
 		taskset_file_free(&ts);

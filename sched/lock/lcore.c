@@ -74,13 +74,7 @@ static int nonpreemptive(const struct lcore *c, unsigned i)
 
 static void acquire(struct lcore *c, unsigned i, unsigned r, uint64_t t)
 {
-	struct lock_task *lt = &c->ls.task[i];
-	c->ls.res[r].holder = (int)i;
-	lt->held |= 1ull << r;
-	lt->stack[lt->nstack++] = (uint8_t)r;
-	lt->waiting = LOCK_NONE;
-	lt->spinning = 0;
-	lock_emit(&c->ls, SCHED_LOCK_ACQUIRE, i, r, job_of(c, i), t);
+	lock_take(&c->ls, i, r, job_of(c, i), t);
 }
 
 static void wait_for(struct lcore *c, unsigned i, unsigned r, int spin,
@@ -152,23 +146,9 @@ static void request(struct lcore *c, unsigned i, unsigned r, uint64_t t)
 static void release(struct lcore *c, unsigned i, unsigned r, uint64_t t,
 		    int forced)
 {
-	struct lock_task *lt = &c->ls.task[i];
 	struct lock_res *lr = &c->ls.res[r];
-	lt->held &= ~(1ull << r);
-	for (unsigned k = 0; k < lt->nstack; k++)
-		if (lt->stack[k] == r) {
-			for (; k + 1 < lt->nstack; k++)
-				lt->stack[k] = lt->stack[k + 1];
-			lt->nstack--;
-			break;
-		}
-	lr->holder = LOCK_NONE;
-	if (forced) {
-		lt->st.forced++;
-		c->forced++;
-	}
-	lock_emit(&c->ls, forced ? SCHED_LOCK_FORCED : SCHED_LOCK_RELEASE, i, r,
-		  job_of(c, i), t);
+	lock_drop(&c->ls, i, r, job_of(c, i), t, forced);
+	c->forced += (uint64_t)forced;
 	if (c->ls.protocol == PROTO_OMLP) {
 		lock_fifo_remove(&lr->fifo, i);
 		if (lr->npq) {

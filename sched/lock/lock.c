@@ -88,6 +88,15 @@ static void build_ops(struct lock_task *lt, const struct task_spec *t)
 		}
 }
 
+unsigned lock_ops_of(const struct task_spec *t, struct lock_op *ops)
+{
+	struct lock_task lt = { 0 };
+	build_ops(&lt, t);
+	for (unsigned k = 0; k < lt.nops; k++)
+		ops[k] = lt.ops[k];
+	return lt.nops;
+}
+
 void lock_set_init(struct lock_set *ls, const struct sched_config *cfg,
 		   const struct sched_env *env)
 {
@@ -138,7 +147,7 @@ static int nested(const struct task_spec *t, unsigned *outer)
 	return -1;
 }
 
-int lock_set_place(struct lock_set *ls, const unsigned *home, int quantum,
+int lock_set_place(struct lock_set *ls, const unsigned *home, int not_at_0,
 		   const char *plugin, struct sched_error *err)
 {
 	const struct taskset *ts = ls->ts;
@@ -156,14 +165,13 @@ int lock_set_place(struct lock_set *ls, const unsigned *home, int quantum,
 				     ts->res[t->cs[outer].res].name, proto);
 			return -1;
 		}
-		for (unsigned k = 0; quantum && k < t->ncs; k++)
+		for (unsigned k = 0; not_at_0 && k < t->ncs; k++)
 			if (t->cs[k].at == 0) {
 				fmt_snprintf(err->msg, sizeof err->msg,
 					     "task %s (line %u): its section on "
 					     "%s starts at 0; under %s a section "
 					     "starts after at least 1 quantum of "
-					     "work (its request is made in the "
-					     "quantum before)", t->name, t->line,
+					     "its job's work", t->name, t->line,
 					     ts->res[t->cs[k].res].name, plugin);
 				return -1;
 			}
@@ -219,6 +227,37 @@ void lock_emit(struct lock_set *ls, enum sched_lock_kind kind, unsigned task,
 		return;
 	struct sched_lock_event ev = { kind, task, res, job, at, 0, 0, 0, 0 };
 	ls->env.lock(ls->env.ctx, &ev);
+}
+
+void lock_take(struct lock_set *ls, unsigned task, unsigned res, uint64_t job,
+	       uint64_t at)
+{
+	struct lock_task *lt = &ls->task[task];
+	ls->res[res].holder = (int)task;
+	lt->held |= 1ull << res;
+	lt->stack[lt->nstack++] = (uint8_t)res;
+	lt->waiting = LOCK_NONE;
+	lt->spinning = 0;
+	lock_emit(ls, SCHED_LOCK_ACQUIRE, task, res, job, at);
+}
+
+void lock_drop(struct lock_set *ls, unsigned task, unsigned res, uint64_t job,
+	       uint64_t at, int forced)
+{
+	struct lock_task *lt = &ls->task[task];
+	lt->held &= ~(1ull << res);
+	for (unsigned k = 0; k < lt->nstack; k++)
+		if (lt->stack[k] == res) {
+			for (; k + 1 < lt->nstack; k++)
+				lt->stack[k] = lt->stack[k + 1];
+			lt->nstack--;
+			break;
+		}
+	ls->res[res].holder = LOCK_NONE;
+	if (forced)
+		lt->st.forced++;
+	lock_emit(ls, forced ? SCHED_LOCK_FORCED : SCHED_LOCK_RELEASE, task, res,
+		  job, at);
 }
 
 void lock_job_end(struct lock_set *ls, unsigned task, uint64_t job,

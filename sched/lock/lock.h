@@ -102,6 +102,10 @@ struct lock_set {
 	uint64_t seq;
 };
 
+/* Task t's operations in the order its job meets them (at most
+ * 2 * TASKSET_CS_MAX); returns how many. */
+unsigned lock_ops_of(const struct task_spec *t, struct lock_op *ops);
+
 /* Per task: how far its jobs' work goes and the sections' lengths of the
  * set are checked by the parser; this builds the operations. */
 void lock_set_init(struct lock_set *ls, const struct sched_config *cfg,
@@ -112,14 +116,23 @@ void lock_set_init(struct lock_set *ls, const struct sched_config *cfg,
  * clustered one, 0 for global): which resources are local, and their
  * ceilings. Refuses (-1, message) what the protocol cannot run: srp and pcp
  * with a resource used from two homes; nesting under protocols that
- * forbid it (msrp, mpcp, omlp); a section starting at 0 under a quantum
- * plugin (quantum = 1: a request is made in the quantum before).
+ * forbid it (msrp, mpcp, omlp); with not_at_0, a section starting at 0
+ * (a request is made while the job runs, after some of its work).
  */
-int lock_set_place(struct lock_set *ls, const unsigned *home, int quantum,
+int lock_set_place(struct lock_set *ls, const unsigned *home, int not_at_0,
 		   const char *plugin, struct sched_error *err);
 
 /* The protocol forbids nesting. */
 int lock_nesting_forbidden(enum taskset_protocol p);
+
+/* Job `job` of task takes res at `at` (holder, held, its stack; no
+ * longer waiting), reported. */
+void lock_take(struct lock_set *ls, unsigned task, unsigned res, uint64_t job,
+	       uint64_t at);
+/* It lets res go (forced: released for it at its job's end or its
+ * leave, counted), reported; the caller hands res on. */
+void lock_drop(struct lock_set *ls, unsigned task, unsigned res, uint64_t job,
+	       uint64_t at, int forced);
 
 /* Report an event (env.lock). */
 void lock_emit(struct lock_set *ls, enum sched_lock_kind kind, unsigned task,

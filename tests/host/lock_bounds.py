@@ -112,3 +112,97 @@ def omlp(tasks, home, k):
             b += sum(pool[:limit])
         out.append({"spin": 0, "pi": b, "blocked": b})
     return out
+
+
+def pcp(tasks):
+    """Sha, Rajkumar and Lehoczky's bound (1990) under partitioned fixed
+    priority (tasks with .prio and .cpu, smaller prio higher): a job is
+    blocked for at most one critical section of a lower-priority task of
+    its CPU on a resource whose ceiling -- the highest priority of its
+    users -- is at least the job's priority. It covers the time the job
+    waits suspended while such a task runs and the time it is ready while
+    one runs (inheritance pushing through)."""
+    use = users(tasks)
+    ceil = {r: min(tasks[j].prio for j in who) for r, who in use.items()}
+    out = []
+    for i, ti in enumerate(tasks):
+        b = max((n for tj in tasks if tj.cpu == ti.cpu and tj.prio > ti.prio
+                 for r, _, n in tj.cs if ceil[r] <= ti.prio), default=0)
+        out.append({"spin": 0, "pi": b, "blocked": b})
+    return out
+
+
+def mpcp(tasks):
+    """Rajkumar's MPCP (1990) under partitioned fixed priority, bounded as
+    Lakshmanan, de Niz and Rajkumar (RTSS 2009) do; lengths in quanta,
+    None for a task whose remote blocking does not converge.
+
+    A global section (a resource used on two CPUs) on CPU c runs at the
+    ceiling of the resource's users on other CPUs, above every priority.
+    One of task i's global sections on R takes, once it holds R, its length
+    plus one global section of every other task of its CPU whose ceiling
+    is as high. Remote blocking of a request on R: the least B with
+        B = sum over higher-priority users t of R (any CPU) of
+              (ceil(B / p_t) + 1) * n_t(R) * resp_t(R)
+            + the largest resp_t(R) of a lower-priority user,
+    per request. Local blocking, at each of the job's arrivals (its
+    release and each return from a suspension): one global section of
+    every lower-priority task of its CPU, and one pcp section of a lower
+    task on a local resource whose ceiling is at least its priority."""
+    use = users(tasks)
+    glob = {r: len({tasks[j].cpu for j in who}) > 1 for r, who in use.items()}
+
+    def gceil(r, cpu):
+        return min(tasks[j].prio for j in use[r] if tasks[j].cpu != cpu)
+
+    def resp(j, r):
+        tj = tasks[j]
+        n = max(x for rr, _, x in tj.cs if rr == r)
+        mine = gceil(r, tj.cpu)
+        for k, tk in enumerate(tasks):
+            if k != j and tk.cpu == tj.cpu:
+                n += max((x for rr, _, x in tk.cs
+                          if glob[rr] and gceil(rr, tk.cpu) <= mine),
+                         default=0)
+        return n
+
+    def count(j, r):
+        return sum(1 for rr, _, _ in tasks[j].cs if rr == r)
+
+    ceil_local = {r: min(tasks[j].prio for j in who)
+                  for r, who in use.items()}
+    out = []
+    for i, ti in enumerate(tasks):
+        remote = 0
+        for r, _, _ in ti.cs:
+            if not glob[r]:
+                continue
+            others = [j for j in use[r] if j != i]
+            lower = max((resp(j, r) for j in others
+                         if tasks[j].prio > ti.prio), default=0)
+            b, prev = 1, None
+            while b != prev:
+                prev = b
+                b = lower + sum((-(-prev // tasks[j].p) + 1) * count(j, r) *
+                                resp(j, r) for j in others
+                                if tasks[j].prio < ti.prio)
+                if b > 100 * max(ti.p, 1):
+                    b = None
+                    break
+            if b is None:
+                remote = None
+                break
+            remote += b
+        local_gcs = sum(max((n for r, _, n in tj.cs if glob[r]), default=0)
+                        for tj in tasks
+                        if tj.cpu == ti.cpu and tj.prio > ti.prio)
+        local_pcp = max((n for tj in tasks
+                         if tj.cpu == ti.cpu and tj.prio > ti.prio
+                         for r, _, n in tj.cs
+                         if not glob[r] and ceil_local[r] <= ti.prio),
+                        default=0)
+        arrivals = 1 + len(ti.cs)
+        local = arrivals * (local_gcs + local_pcp)
+        total = None if remote is None else remote + local
+        out.append({"spin": 0, "pi": total, "blocked": total})
+    return out

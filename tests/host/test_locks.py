@@ -208,7 +208,7 @@ def test_a_section_cannot_start_a_job(tmp_path):
     text = "resource R protocol=msrp\ntask A e=5 p=10 cs=R:2@0\n"
     err = refused(tmp_path, text, "pedf")
     assert "its section on R starts at 0; under pedf a section starts " \
-        "after at least 1 quantum of work" in err, err
+        "after at least 1 quantum of its job's work" in err, err
 
 
 def test_omlp_under_cedf_keeps_a_resource_in_one_cluster(tmp_path):
