@@ -82,18 +82,22 @@ static uint64_t op_point(const struct sched_evsim *m, int task)
 	return (uint64_t)t->ops[t->next_op].at * m->quantum_us;
 }
 
+/* The task runs now, past the switch that put it there: its program can
+ * make its calls. */
 static int running(const struct sched_evsim *m, unsigned task)
 {
 	for (unsigned k = 0; k < m->cpus; k++)
-		if (m->cpu[k].task == (int)task)
+		if (m->cpu[k].task == (int)task && m->now >= m->cpu[k].work_from)
 			return 1;
 	return 0;
 }
 
-/* The operations due now: every running job's whose work reached their
- * point, unlocks in one pass and locks in the next, in task order. */
+/* The operations due now: every running job's (past its switch) whose
+ * work reached their point, unlocks in one pass and locks in the next, in
+ * task order. Returns how many were made, or -1. */
 static int lock_ops_due(struct sched_evsim *m, struct sched_error *err)
 {
+	int made = 0;
 	for (int kind = LOCK_OP_RELEASE; kind <= LOCK_OP_REQUEST; kind++)
 		for (unsigned i = 0; i < m->ts->ntasks; i++) {
 			struct tstate *t = &m->t[i];
@@ -106,9 +110,10 @@ static int lock_ops_due(struct sched_evsim *m, struct sched_error *err)
 						       LOCK_OP_RELEASE, o->res,
 						       m->now, err))
 					return -1;
+				made++;
 			}
 		}
-	return 0;
+	return made;
 }
 
 /* Room for n + 1 elements of size bytes in *p (n used), doubling; the old
@@ -274,8 +279,9 @@ static uint64_t next_instant(const struct sched_evsim *m)
 			if (done < t)
 				t = done;
 			uint64_t op = op_point(m, c->task);
-			if (op != UINT64_MAX && op > m->t[c->task].work &&
-			    work_starts(m, c) + op - m->t[c->task].work < t)
+			if (op != UINT64_MAX && op >= m->t[c->task].work &&
+			    work_starts(m, c) + op - m->t[c->task].work < t &&
+			    work_starts(m, c) + op - m->t[c->task].work > m->now)
 				t = work_starts(m, c) + op - m->t[c->task].work;
 		}
 	}
@@ -305,8 +311,6 @@ int sched_evsim_run(struct sched_evsim *m, struct sched_error *err)
 	/* The last instant, until itself, is processed like the others, so
 	 * the plugin's accounts reach the end of the run. */
 	for (;;) {
-		if (m->plugin->lock_op && lock_ops_due(m, err))
-			return -1;
 		for (unsigned k = 0; k < m->cpus; k++) {
 			int task = m->cpu[k].task;
 			if (task != SCHED_IDLE && m->now >= m->cpu[k].work_from &&
@@ -319,6 +323,13 @@ int sched_evsim_run(struct sched_evsim *m, struct sched_error *err)
 			m->cpu[k].pending = 1;
 		if (decide_all(m, err))
 			return -1;
+		/* The jobs that run after the decisions make their calls due
+		 * now; what they change is decided again. */
+		for (int made; m->plugin->lock_op &&
+			       (made = lock_ops_due(m, err)) != 0;) {
+			if (made < 0 || decide_all(m, err))
+				return -1;
+		}
 		if (m->now >= m->until)
 			break;
 		uint64_t t = next_instant(m);

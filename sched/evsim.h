@@ -10,12 +10,15 @@
  * work but is charged to it -- the per-preemption cost of the sporadic-
  * server paper's experiment (Sec. 3), which the toll is meant to cover.
  *
- * Each instant: the lock operations due (a set with resources, run on
- * the plugin's lock variant: a job whose work reaches a point of its cs=
- * locks or unlocks there, sched/lock/lock.h's order, releases first and in
- * task order), jobs whose work is done complete, arrivals due are
+ * Each instant: jobs whose work is done complete, arrivals due are
  * delivered, then schedule() is called on every CPU whose timer is due or
- * which was asked to reschedule (sched.h's order). Time moves to the next
+ * which was asked to reschedule (sched.h's order). Then, for a set with
+ * resources run on the plugin's lock variant, the jobs that now run past
+ * their switch and whose work has reached a point of their cs= lock or
+ * unlock there (sched/lock/lock.h's order: unlocks first, in task order),
+ * and the CPUs that changed decide again, until no call is due: a job
+ * makes its calls while it runs, so one preempted just as it reaches a
+ * point makes its call when it runs again. Time moves to the next
  * instant anything can happen. The driver measures, per task and server,
  * the work done (self_us) and each aperiodic job's response time, and
  * keeps every server's foreground spans for the sliding-window check.

@@ -13,8 +13,10 @@
  * Sections: the driver reports each lock and unlock (lock_op) at the
  * instant a job's work reaches the point its cs= names -- the simulator
  * from the layout, the kernel from the program's system call -- and the
- * plugin applies it at once. At one instant the simulator reports every
- * due operation (unlocks first, in task order) before the completions.
+ * plugin applies it at once. At one instant the simulator reports the
+ * operations due of the jobs that run after the completions, arrivals and
+ * decisions (unlocks first, in task order), and decides again, until none
+ * is due (sched/evsim.h).
  *
  * pcp -- Sha, Rajkumar and Lehoczky's priority ceiling protocol, each
  *   resource used on one CPU: its ceiling is the highest priority of its

@@ -234,23 +234,30 @@ class LpfpRef:
         end = slots * self.q
         now = 0
         while True:
-            running = [i for i in self.run if i is not None]
-            for kind in ("release", "request"):
-                for i in sorted(running):
-                    while self.next_op[i] < len(self.ops[i]) and \
-                            self.ops[i][self.next_op[i]][1] == kind and \
-                            self.point(i) <= self.work[i] < \
-                            self.tasks[i].e * self.q:
-                        r = self.ops[i][self.next_op[i]][2]
-                        self.next_op[i] += 1
-                        (self.release if kind == "release"
-                         else self.request)(i, r, now)
             # Completions CPU by CPU (the machine's order).
-            for i in running:
+            for i in [i for i in self.run if i is not None]:
                 if self.pending(i) and self.work[i] == self.tasks[i].e * self.q:
                     self.finish(i, now)
             self.releases(now)
             self.decide(now)
+            # Then the calls of the jobs that run, and decisions again,
+            # until none is due.
+            while True:
+                made = 0
+                for kind in ("release", "request"):
+                    for i in sorted(i for i in self.run if i is not None):
+                        while self.next_op[i] < len(self.ops[i]) and \
+                                self.ops[i][self.next_op[i]][1] == kind and \
+                                self.point(i) <= self.work[i] < \
+                                self.tasks[i].e * self.q:
+                            r = self.ops[i][self.next_op[i]][2]
+                            self.next_op[i] += 1
+                            (self.release if kind == "release"
+                             else self.request)(i, r, now)
+                            made += 1
+                if not made:
+                    break
+                self.decide(now)
             if now >= end:
                 break
             nxt = [end]

@@ -126,15 +126,22 @@ def test_measured_blocking_within_bound(tmp_path, protocol, data):
             assert got["blocked_max"] <= b["blocked"] * 1000, (t, got, b)
 
 
-def test_pcp_worst_case_is_met(tmp_path):
-    """L takes S (ceiling: H's priority) just before M and H arrive: M's
-    request for T is blocked at S's ceiling, H's for S on S itself, and
-    each waits out L's whole section, 3 quanta -- the bound of both."""
+def test_pcp_worst_case_within_a_quantum(tmp_path):
+    """L takes S (ceiling: H's priority) after 1 quantum and has run 1 of
+    its section's 3 when H arrives; H's request, after its own first
+    quantum, is blocked on S, and L runs the rest with H's priority, which
+    also keeps M (arriving then) from running: H waits 2 quanta, M is
+    pushed through 2. The bound, a whole section of 3, counts on L taking S
+    at the very instant H arrives; here a job makes its calls while it
+    runs, and H's arrival preempts L before it could: so the worst case
+    comes one quantum short, 2000 us of the bound's 3000."""
     tasks = [PTask("H", 3, 10, 10, 1, 0, 2, [("S", 1, 1)]),
-             PTask("M", 3, 12, 12, 2, 0, 1, [("T", 1, 1)]),
+             PTask("M", 3, 12, 12, 2, 0, 3, [("T", 1, 1)]),
              PTask("L", 5, 20, 20, 3, 0, 0, [("S", 1, 3)])]
     _, summary = run(set_text(tasks, ["S", "T"], "pcp"), 1, 20, tmp_path)
     bound = pcp(tasks)
     assert [b["blocked"] for b in bound] == [3, 3, 0]
-    assert [summary["tasks"][n]["lock"]["blocked_max"]
-            for n in ("H", "M", "L")] == [3000, 3000, 0]
+    got = {n: summary["tasks"][n]["lock"] for n in ("H", "M", "L")}
+    assert (got["H"]["wait_max"], got["H"]["blocked_max"]) == (2000, 2000)
+    assert (got["M"]["pi_max"], got["M"]["blocked_max"]) == (2000, 2000)
+    assert got["L"]["blocked_max"] == 0
