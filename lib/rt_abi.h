@@ -137,6 +137,11 @@ struct rt_control {
 	uint32_t ncs;
 	uint32_t cs_res[RT_CS_MAX], cs_at[RT_CS_MAX], cs_len[RT_CS_MAX];
 	uint64_t job_index, job_work, work_slot;
+	/* In an event-driven run (flags & RT_CONTROL_EVENTS) instead of
+	 * job_work and work_slot: the nanoseconds of work done, counted up to
+	 * the moment this CPU's TSC read work_tsc -- from then on, while the
+	 * task runs, its time is work. */
+	uint64_t job_work_ns, work_tsc;
 };
 
 _Static_assert(sizeof(struct rt_control) <= 4096, "one page");
@@ -150,5 +155,8 @@ _Static_assert(sizeof(struct rt_control) <= 4096, "one page");
  * slow the loop, so there the flag is clear.
  */
 #define RT_CONTROL_PAUSE 1u
+/* flags: an event-driven run (sched=pfp): the work fields are job_work_ns
+ * and work_tsc, and a lock call takes effect when it is made. */
+#define RT_CONTROL_EVENTS 2u
 
 #endif

@@ -12,7 +12,10 @@
  * Where its job is comes from the control page (job_index, job_work,
  * work_slot: written at every dispatch and when lock returns) and the TSC:
  * every slot it has run through since work_slot is one more quantum of
- * work; past e quanta it is in its next job.
+ * work; past e quanta it is in its next job. In an event-driven run
+ * (RT_CONTROL_EVENTS: pfp) the work is job_work_ns plus its time since
+ * work_tsc, and a call takes effect when it is made: it locks or unlocks
+ * when its work reaches the section's point.
  */
 #include "lib/hourglass.h"
 #include "lib/msg.h"
@@ -76,22 +79,53 @@ static uint64_t slot_of(volatile struct rt_control *ctl, uint64_t now)
 struct where {
 	uint64_t job;        /* the job it works on */
 	uint64_t done;       /* quanta of that job's work done */
+	uint64_t done_ns;    /* event-driven: its work in ns */
 };
 
 static struct where where_now(volatile struct rt_control *ctl)
 {
-	uint64_t d, job, work, from, now;
+	uint64_t d, job, work, from, work_ns, from_tsc, now;
 	do {
 		d = ctl->dispatches;
 		job = ctl->job_index;
 		work = ctl->job_work;
 		from = ctl->work_slot;
+		work_ns = ctl->job_work_ns;
+		from_tsc = ctl->work_tsc;
 		now = cpu_rdtsc();
 	} while (d != ctl->dispatches);
+	uint64_t e = ctl->e ? ctl->e : 1;
+	if (ctl->flags & RT_CONTROL_EVENTS) {
+		uint64_t ns = work_ns + (now > from_tsc ? (now - from_tsc) *
+						       1000000 / ctl->tsc_khz
+							: 0);
+		uint64_t per_job = e * ctl->quantum_ns;
+		return (struct where){ job + ns / per_job,
+				       ns % per_job / ctl->quantum_ns,
+				       ns % per_job };
+	}
 	uint64_t slot = slot_of(ctl, now);
 	uint64_t total = work + (slot > from ? slot - from : 0);
-	uint64_t e = ctl->e ? ctl->e : 1;
-	return (struct where){ job + total / e, total % e };
+	return (struct where){ job + total / e, total % e, 0 };
+}
+
+/* The next operation is due: in quanta, during the quantum whose end is
+ * its point; event-driven, once the work reaches it. */
+static int due(volatile struct rt_control *ctl, const struct op *o,
+	       struct where w)
+{
+	if (ctl->flags & RT_CONTROL_EVENTS)
+		return w.done_ns >= o->point * ctl->quantum_ns;
+	return o->point == w.done + 1;
+}
+
+/* Its point has passed without the call. */
+static int missed(volatile struct rt_control *ctl, const struct op *o,
+		  struct where w)
+{
+	if (ctl->flags & RT_CONTROL_EVENTS)
+		return 0;
+	return o->point <= w.done;
 }
 
 static void complain(const char *what, uint64_t res, int64_t rc,
@@ -127,11 +161,11 @@ int64_t user_main(volatile struct rt_control *ctl)
 		/* An operation takes effect where the quantum in progress
 		 * ends: it is made while the done count is one below its
 		 * point. One whose point has passed was missed. */
-		while (next < nops && ops[next].point <= w.done) {
+		while (next < nops && missed(ctl, &ops[next], w)) {
 			complain("missed the point of", ops[next].res, 0, w);
 			next++;
 		}
-		if (next < nops && ops[next].point == w.done + 1) {
+		if (next < nops && due(ctl, &ops[next], w)) {
 			const struct op *o = &ops[next++];
 			int64_t rc = o->unlock ? sys_unlock(o->res)
 					       : sys_lock(o->res);

@@ -111,6 +111,16 @@ void evwork_move(int from, int to)
 	}
 }
 
+uint64_t evwork_job(unsigned i)
+{
+	return w[i].done;
+}
+
+uint64_t evwork_done_cycles(unsigned i)
+{
+	return evwork_cpu_cycles(i) - w[i].job_from;
+}
+
 uint64_t evwork_queued(unsigned i)
 {
 	return w[i].len;

@@ -46,6 +46,11 @@ void evwork_move(int from, int to);
 /* Entry i's thread's CPU time so far, in cycles. */
 uint64_t evwork_cpu_cycles(unsigned i);
 
+/* Periodic task i: its current job's index and the cycles of work it has
+ * had (for its program's control page, kernel/run/lock.c). */
+uint64_t evwork_job(unsigned i);
+uint64_t evwork_done_cycles(unsigned i);
+
 /* After the run: jobs still queued, arrivals a full queue refused. */
 uint64_t evwork_queued(unsigned i);
 uint64_t evwork_dropped(unsigned i);

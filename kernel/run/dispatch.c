@@ -170,6 +170,10 @@ void dispatch_changed(unsigned cpu, uint64_t slot, int task)
 
 void dispatch_note_progress(struct task *t)
 {
+	if (source) {
+		source->progress(t);
+		return;
+	}
 	struct rt_control *c = t->control;
 	c->job_index = t->jobs.done;
 	c->job_work = t->jobs.ran;

@@ -90,6 +90,8 @@ struct task *dispatch_current(void);
 struct dispatch_source {
 	int (*answer)(unsigned cpu);
 	void (*on_ipi)(void);
+	/* Where t's job is, in its control page (dispatch_note_progress). */
+	void (*progress)(struct task *t);
 };
 void dispatch_set_source(const struct dispatch_source *src);
 /* 1 in an event-driven run (a source is set): the kernel ends the jobs

@@ -39,7 +39,7 @@ void lock_set_op(lock_op_fn fn)
 	lk.op = fn;
 }
 
-static void on_lock(void *ctx, const struct sched_lock_event *ev)
+void lock_on_event(void *ctx, const struct sched_lock_event *ev)
 {
 	(void)ctx;
 	struct task *t = &tasks[ev->task];
@@ -89,8 +89,7 @@ static void on_lock(void *ctx, const struct sched_lock_event *ev)
 	}
 }
 
-void lock_run_setup(struct sched_driver *d, const struct taskset *ts,
-		    int quantum)
+void lock_run_setup(const struct taskset *ts, int quantum)
 {
 	lk.ts = ts;
 	lk.quantum = quantum;
@@ -108,8 +107,6 @@ void lock_run_setup(struct sched_driver *d, const struct taskset *ts,
 		for (unsigned r = 0; r < TASKSET_RES_MAX; r++)
 			tasks[i].lock_acquired[r] = 0;
 	}
-	d->on_lock = on_lock;
-	d->lock_ctx = 0;
 }
 
 /* The plugin's refusal as the ABI's error number. */
@@ -147,11 +144,20 @@ static int64_t call(struct task *t, uint64_t res_arg, int unlock)
 		t->lock_refused++;
 		return -errno_of(rc);
 	}
+	/* An event-driven run takes the call at once: this CPU may run
+	 * something else from now on (a lower job suspended, a waiter of
+	 * higher priority given what was let go). */
+	if (dispatch_event_driven()) {
+		dispatch_me()->in_kernel = 0;
+		dispatch_now();
+		dispatch_me()->in_kernel = 1;
+	}
 	if (unlock)
 		return 0;
 	/* Until the plugin grants it: spinning, this thread stays on its
-	 * CPU; suspended, the next boundary switches it away and the one
-	 * after the grant back. Either way the wait is here, interrupts on. */
+	 * CPU; suspended, the next boundary (or at once, event-driven)
+	 * switches it away and the grant back. Either way the wait is here,
+	 * interrupts on. */
 	while (__atomic_load_n(&t->lock_acquired[res], __ATOMIC_ACQUIRE) ==
 	       seen) {
 		dispatch_me()->in_kernel = 0;
@@ -160,7 +166,8 @@ static int64_t call(struct task *t, uint64_t res_arg, int unlock)
 		dispatch_me()->in_kernel = 1;
 	}
 	/* The program goes on counting its work from here. */
-	dispatch_account(dispatch_slot_now());
+	if (lk.quantum)
+		dispatch_account(dispatch_slot_now());
 	dispatch_note_progress(t);
 	return 0;
 }

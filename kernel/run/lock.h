@@ -16,10 +16,12 @@
 #include "../../sched/driver.h"
 #include "../task/task.h"
 
-/* Before a run of d over ts: the driver reports lock events here;
- * quantum: its times are slots (else microseconds). */
-void lock_run_setup(struct sched_driver *d, const struct taskset *ts,
-		    int quantum);
+/* Before a run over ts; quantum: the plugin's times are slots (else
+ * microseconds). The plugin's lock events go to lock_on_event (a
+ * quantum-driven run's sched_driver.on_lock, an event-driven run's
+ * sched_env.lock). */
+void lock_run_setup(const struct taskset *ts, int quantum);
+void lock_on_event(void *ctx, const struct sched_lock_event *ev);
 
 /* Where the calls go: the plugin under its lock, at the caller's time.
  * A quantum-driven run's is decide_lock (kernel/run/sched_decide.c); an

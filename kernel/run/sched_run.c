@@ -340,7 +340,8 @@ int sched_run_quanta(const struct sched_plugin *plugin, const char *file,
 		*reason = "admission";
 		return -1;
 	}
-	lock_run_setup(&drv, &ts, 1);
+	lock_run_setup(&ts, 1);
+	drv.on_lock = lock_on_event;
 	coldcache_freeze(specs, ts.ntasks * sizeof specs[0], &drv, sizeof drv);
 	if (options.optime)
 		start_optime(plugin);

@@ -353,6 +353,9 @@ def parse_set(text):
             cs.append((r, at, int(n)))
             at += int(n)
         e, p = int(kv["e"]), int(kv["p"])
-        tasks.append(LTask(words[1], e, p, int(kv.get("d", p)),
-                           int(kv.get("phase", 0)), cs))
+        t = LTask(words[1], e, p, int(kv.get("d", p)),
+                  int(kv.get("phase", 0)), cs)
+        # pfp's keys, for lock_bounds.pcp and mpcp.
+        t.prio, t.cpu = int(kv.get("prio", 0)), int(kv.get("cpu", 0))
+        tasks.append(t)
     return tasks, resources, protocol
