@@ -28,15 +28,18 @@ ICOUNT = "shift=3,sleep=off"
 SLOTS = 30
 
 SETS = {
-    # R is global (first fit by density puts A and C on one CPU, B and D on
-    # the other): spinning, non-preemptive sections; L is local (srp).
+    # R is global (first fit by density puts A and B on one CPU, C and D on
+    # the other): spinning, non-preemptive sections; L is local (srp). D's
+    # global section follows its local one: the other way round, with no
+    # work between, the model has no preemption point where the global one
+    # ends, and C is blocked for both (docs/locking.md, "The bounds").
     "pedf-msrp": ("pedf", 2, """\
 resource R protocol=msrp
 resource L protocol=msrp
 task A e=3 p=6 cs=R:2@1 work=locker
 task B e=4 p=8 cs=R:2@1 work=locker
 task C e=2 p=5 cs=L:1@1 work=locker
-task D e=3 p=7 cs=R:1@1,L:1@2 work=locker
+task D e=4 p=9 cs=L:1@1,R:1@2 work=locker
 """),
     # Each resource on one CPU (C and B on CPU 0, A and D on CPU 1), B's
     # sections nested: ceilings keep jobs from starting.
