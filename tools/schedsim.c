@@ -43,6 +43,10 @@
  * happen, before the slot's line (quantum-driven: "at" is the boundary).
  * The summary's per-task "lock" objects come with or without it.
  *
+ * Tasks given exec= end their jobs early: a quantum-driven run follows the
+ * kernel's rules for them (tools/schedsim_exec.h) and prints what executes
+ * in each slot; an event-driven one gives each job exec quanta of work.
+ *
  * --bus (quantum-driven schedulers): the schedule's quantum starts drive
  * sched/bus_model (bus contention at the boundaries, staggered Pfair Sec.
  * 5.1); per-task completion delays come as {"bus": ...} lines and one
@@ -62,6 +66,7 @@
 #include "../sched/report.h"
 #include "../sched/sched.h"
 #include "schedsim_bus.h"
+#include "schedsim_exec.h"
 #include "taskset_file.h"
 
 #define MAX_PARAMS 32
@@ -471,9 +476,17 @@ int main(int argc, char **argv)
 		taskset_file_free(&ts);
 		return rc;
 	}
+	struct sim_exec early;
+	sim_exec_start(&early, &ts, (unsigned)cpus, plugin->ordered);
+	if (early.any && at_events) {
+		fprintf(stderr, "schedsim: --at-events: the set has tasks whose "
+			"jobs end early (exec=), which end at any slot\n");
+		exit(2);
+	}
 	struct sched_driver drv;
 	if (sched_driver_create(&drv, plugin, &cfg, env_alloc, NULL,
-				record_choice, choice)) {
+				early.any ? sim_exec_choice : record_choice,
+				early.any ? (void *)&early : (void *)choice)) {
 		fprintf(stderr, "%s: %s\n", file, drv.err.msg);
 		return 1;
 	}
@@ -489,7 +502,13 @@ int main(int argc, char **argv)
 			      env_alloc);
 	uint64_t loop_ns = 0, start = cpu_ns(), next = 0, decided = 0;
 	for (uint64_t t = 0; t < slots; t++) {
-		if (t == next) {
+		if (t == next && early.any) {
+			if (sim_exec_slot(&early, &drv, t, file))
+				return 1;
+			sim_exec_row(&early, t, choice);
+			decided++;
+			next = t + 1;
+		} else if (t == next) {
 			if (decide_slot(&drv, (unsigned)cpus, t, file))
 				return 1;
 			decided++;
@@ -535,6 +554,7 @@ int main(int argc, char **argv)
 			     slots, staggered);
 	free_plugin_memory();
 	free(choice);
+	sim_exec_free(&early);
 	taskset_file_free(&ts);
 	return 0;
 }

@@ -31,8 +31,10 @@ static void say(const char *call, uint64_t res, int64_t rc)
 	msg_send(&m);
 }
 
-int64_t user_main(volatile struct rt_control *ctl)
+int64_t user_main(int argc, char **argv, volatile struct rt_control *ctl)
 {
+	(void)argc;
+	(void)argv;
 	uint64_t first = ctl->cs_res[0];
 	say("lock", 63, sys_lock(63));
 	/* The next resource after its own (the test declares one). */

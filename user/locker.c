@@ -22,6 +22,9 @@
 #include "lib/start.h"
 #include "lib/sys.h"
 
+/* Its sections are points in its jobs' e quanta. */
+RT_PROGRAM(RT_PROG_NEEDS_PERIODS);
+
 struct op {
 	uint32_t point;      /* quanta of work done when it takes effect */
 	uint32_t res, len;
@@ -145,8 +148,10 @@ static void complain(const char *what, uint64_t res, int64_t rc,
 	msg_send(&m);
 }
 
-int64_t user_main(volatile struct rt_control *ctl)
+int64_t user_main(int argc, char **argv, volatile struct rt_control *ctl)
 {
+	(void)argc;
+	(void)argv;
 	struct op ops[2 * RT_CS_MAX];
 	unsigned nops = build(ctl, ops), next = 0;
 	uint64_t job = ~0ull;

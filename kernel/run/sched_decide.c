@@ -24,6 +24,7 @@
 struct answers {
 	uint64_t slot[AHEAD];      /* slot + 1; 0: empty */
 	int task[AHEAD];
+	uint64_t given;            /* answers so far, under the lock */
 } __attribute__((aligned(64)));
 
 static struct {
@@ -110,6 +111,7 @@ void decide_on_choice(void *ctx, unsigned cpu, uint64_t t, int task)
 	struct answers *a = &dc.ans[cpu];
 	int replaces = a->slot[t % AHEAD] == t + 1;
 	remember(cpu, t, task);
+	a->given++;
 	if (replaces && dc.changed)
 		dc.changed(cpu, t, task);
 }
@@ -286,20 +288,22 @@ void decide_rearm(void)
 
 /* After a kernel event under the lock at plugin time t: at events, what
  * runs now may end before the slot every CPU is armed for, so the next
- * decision comes sooner. Returns 1 when it does (each CPU must re-arm:
- * finish_sooner). */
-static int bring_forward(uint64_t t)
+ * decision comes sooner. Returns 1 when the next decision is now sooner
+ * than `armed` (dc.next before the event): each CPU must re-arm
+ * (finish_sooner). */
+static int bring_forward(uint64_t t, uint64_t armed)
 {
 	if (!dc.at_events || dc.failed)
 		return 0;
 	uint64_t next = next_decision(t);
-	if (next >= dc.next)
-		return 0;
-	dc.next = next;
-	uint64_t d = dc.decided ? dc.decided - 1 : 0;
-	if (dc.chain_slot[d % AHEAD] == d + 1 && next < dc.chain_next[d % AHEAD])
-		dc.chain_next[d % AHEAD] = next;
-	return 1;
+	if (next < dc.next) {
+		dc.next = next;
+		uint64_t d = dc.decided ? dc.decided - 1 : 0;
+		if (dc.chain_slot[d % AHEAD] == d + 1 &&
+		    next < dc.chain_next[d % AHEAD])
+			dc.chain_next[d % AHEAD] = next;
+	}
+	return dc.next < armed;
 }
 
 /* After the plugin lock is let go: every other CPU re-arms (decide_rearm)
@@ -322,18 +326,36 @@ static uint64_t plugin_time(uint64_t slot)
 	return slot;
 }
 
-int decide_event(enum sched_driver_event ev, unsigned task, uint64_t slot)
+/* At events, slot t may not be decided (nothing was due in it): a call at
+ * every boundary would have decided it before the event, and the event's
+ * reschedules replace those answers. Returns dc.next before that (for
+ * bring_forward). */
+static uint64_t decided_to(uint64_t t)
+{
+	uint64_t armed = dc.next;
+	if (dc.at_events && dc.decided <= t)
+		boundary_at_events(t);
+	return armed;
+}
+
+int decide_event(enum sched_driver_event ev, unsigned task, uint64_t slot,
+		 int *again)
 {
 	uint64_t flags = irq_save();
 	lock();
 	uint64_t t = plugin_time(slot);
 	int rc = 0;
 	sched_span_start(task, t);
+	uint64_t armed = decided_to(t);
+	struct answers *mine = &dc.ans[this_cpu()->cpu];
+	uint64_t given = mine->given;
 	if (!dc.failed && sched_driver_event(dc.d, ev, task, t)) {
 		dc.failed = 1;
 		rc = -1;
 	}
-	int sooner = bring_forward(t);
+	if (again)
+		*again = mine->given != given;
+	int sooner = bring_forward(t, armed);
 	trace_emit(TRACE_SCHED_END, 0, task, 0, t);
 	unlock();
 	if (sooner)
@@ -350,12 +372,13 @@ int decide_lock(unsigned task, int release, unsigned res, uint64_t slot,
 	uint64_t t = plugin_time(slot);
 	int rc = -SCHED_LOCK_EBUSY;
 	sched_span_start(task, t);
+	uint64_t armed = decided_to(t);
 	if (!dc.failed) {
 		rc = sched_driver_lock_op(dc.d, task, release, res, t);
 		if (rc)
 			fmt_snprintf(why, size, "%s", dc.d->err.msg);
 	}
-	int sooner = !rc && bring_forward(t);
+	int sooner = bring_forward(t, armed);
 	trace_emit(TRACE_SCHED_END, 0, task, 0, t);
 	unlock();
 	if (sooner)

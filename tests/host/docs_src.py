@@ -237,12 +237,13 @@ def key_table(text, table, macros, limit):
     for i, em in enumerate(re.finditer(r"\{\s*(\"\w+\")\s*,([^{}]*)\}", body)):
         fields = split_args(em.group(2))
         words_arr = fields[1].strip()
-        # KEY_LIST: a list its declaration parses itself (cs=).
-        is_list = fields[0].strip() == "KEY_LIST"
-        entry = {"name": c_string(em.group(1)),
-                 "min": None if is_list else eval_int(fields[0], macros),
-                 "max": limit, "words": None, "list": is_list,
-                 "enum": enum_names[i] if i < len(enum_names) else None}
+        entry = {"name": c_string(em.group(1)), "min": eval_int(fields[0],
+                                                                 macros),
+                 "max": limit, "words": None,
+                 "enum": enum_names[i] if i < len(enum_names) else None,
+                 # A text value (work=, args=): no numeric range.
+                 "text": len(fields) > 3 and fields[3].strip() not in
+                 ("0", "")}
         if words_arr not in ("0", "NULL"):
             entry["words"] = string_array(text, words_arr)
         out.append(entry)

@@ -75,3 +75,18 @@ int64_t sys_unlock(uint64_t res)
 {
 	return syscall1(RT_SYS_UNLOCK, res);
 }
+
+int64_t sys_wait_release(void)
+{
+	return syscall0(RT_SYS_WAIT_RELEASE);
+}
+
+int64_t sys_end_job(uint64_t job)
+{
+	return syscall1(RT_SYS_END_JOB, job);
+}
+
+int64_t sys_task_info(struct rt_task_info *out)
+{
+	return syscall1(RT_SYS_TASK_INFO, (uint64_t)out);
+}
