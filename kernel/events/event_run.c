@@ -20,6 +20,8 @@
 #include "../time/quantum_clock.h"
 #include "../run/run_report.h"
 #include "../run/sched_run.h"
+#include "../run/verdict.h"
+#include "event_plan.h"
 #include "../core/smp.h"
 #include "../core/spinlock.h"
 #include "../task/task.h"
@@ -40,8 +42,9 @@ struct ev_cpu {
 	uint64_t next_call;        /* us, or SCHED_NEVER */
 	uint64_t seg_from;         /* the segment in progress began, us */
 	int pending;               /* resched() asked for a call */
-	/* Its timer: interrupts taken, how late they came. */
-	uint64_t wakes, late_max_ns, late_sum_ns;
+	/* Its timer: interrupts taken, how late they came, how many later
+	 * than the verdict tolerates. */
+	uint64_t wakes, late_max_ns, late_sum_ns, late_n;
 } __attribute__((aligned(64)));
 
 struct ev_task {
@@ -349,17 +352,23 @@ static uint64_t on_timer(void *ctx, unsigned cpu, uint64_t u, int missed,
 			 uint64_t entry)
 {
 	(void)ctx;
-	(void)missed;
 	struct cpu_sched *cs = dispatch_me();
 	cs->in_kernel = 1;
 	struct ev_cpu *c = &ev.cpu[cpu];
 	uint64_t ideal = qclock_ideal(cpu, u);
-	uint64_t late = entry > ideal ? tsc_to_ns(entry - ideal) : 0;
+	/* How late the kernel takes it: now, not at the interrupt's entry --
+	 * a handler held up (late_boundary=, as an SMI would) and a time that
+	 * passed while an earlier one was handled are that much later. */
+	(void)missed;
+	uint64_t now_tsc = qclock_now();
+	uint64_t late = now_tsc > ideal ? tsc_to_ns(now_tsc - ideal) : 0;
 	c->wakes++;
 	trace_emit_at(entry, TRACE_TIMER, 0, TRACE_NO_TASK, 0, ideal);
 	c->late_sum_ns += late;
 	if (late > c->late_max_ns)
 		c->late_max_ns = late;
+	if (late > VERDICT_EVENT_TOLERANCE_US * 1000)
+		c->late_n++;
 	spin_lock(&ev.lock);
 	uint64_t now = stamp(u < ev.end_us ? u : ev.end_us);
 	/* Duty 7: completions, then arrivals, then the calls. */
@@ -600,6 +609,41 @@ static int setup(const struct sched_plugin *plugin, const char *file,
 	return 0;
 }
 
+/* The verdict's numbers (kernel/run/verdict.h): the timers, the misses
+ * against the plan, the servers' windows. */
+static void judge(const struct sched_plugin *plugin, uint64_t quantum_us,
+		  uint64_t misses)
+{
+	const struct taskset *ts = ev.ts;
+	struct verdict v = {
+		.plugin = plugin->name, .at_events = 1,
+		.quantum_us = quantum_us, .misses = misses,
+		.tolerance_ns = VERDICT_EVENT_TOLERANCE_US * 1000,
+	};
+	for (unsigned k = 0; k < ev.cpus; k++) {
+		v.clock_events += ev.cpu[k].wakes;
+		v.clock_late += ev.cpu[k].late_n;
+		if (ev.cpu[k].late_max_ns > v.late_max_ns)
+			v.late_max_ns = ev.cpu[k].late_max_ns;
+	}
+	struct evplan plan = { 0 };
+	if (evplan_run(plugin, ts, ev.cpus, ev.end_us, quantum_us, &plan,
+		       &v.misses_unchecked_why) == 0) {
+		v.misses_checked = 1;
+		for (unsigned i = 0; i < ts->ntasks; i++) {
+			struct sched_task_stats st = { 0 };
+			plugin->stats(ev.s, i, &st);
+			v.planned += plan.misses[i];
+			if (st.misses > plan.misses[i])
+				v.unplanned += st.misses - plan.misses[i];
+		}
+	}
+	v.windows_over = evrep_windows_over(VERDICT_EVENT_TOLERANCE_US,
+					    plan.window_over, &v.windows,
+					    &v.windows_within);
+	verdict_set(&v);
+}
+
 static void report(const struct sched_plugin *plugin, uint64_t quantum_us)
 {
 	const struct taskset *ts = ev.ts;
@@ -630,7 +674,8 @@ static void report(const struct sched_plugin *plugin, uint64_t quantum_us)
 	struct evrep_run run = { ev.cpus, ev.end_us, quantum_us, self, queued,
 				 dropped, wakes, late_max, late_sum, missed };
 	unsigned bad;
-	evrep_print(plugin, ev.s, ts, &run, &bad);
+	uint64_t misses = evrep_print(plugin, ev.s, ts, &run, &bad);
+	judge(plugin, quantum_us, misses);
 }
 
 /* trace=events: the records as docs/trace-format.md's dump, the run

@@ -14,6 +14,7 @@
 #include "../core/spinlock.h"
 #include "../../lib/fmt.h"
 #include "../trace/trace.h"
+#include "verdict.h"
 
 /* How many slots a CPU's decisions may run ahead of the CPU: a CPU that
  * falls further behind (missed boundaries) takes the newest. */
@@ -112,6 +113,7 @@ void decide_on_choice(void *ctx, unsigned cpu, uint64_t t, int task)
 	int replaces = a->slot[t % AHEAD] == t + 1;
 	remember(cpu, t, task);
 	a->given++;
+	verdict_decided(cpu, t, task);
 	if (replaces && dc.changed)
 		dc.changed(cpu, t, task);
 }

@@ -31,6 +31,7 @@
 #include "syscall.h"
 #include "../task/task.h"
 #include "task_kill.h"
+#include "verdict.h"
 #include "../trace/trace.h"
 
 #define MAX_TASKS 256
@@ -170,9 +171,14 @@ static int check_work(const struct sched_plugin *plugin, const char *file,
 }
 
 /* What the run will take from memory: the tasks and the trace. */
-static int check_memory(uint64_t records, const char **reason)
+static int check_memory(uint64_t records, uint64_t qslots,
+			const char **reason)
 {
 	uint64_t need = records * sizeof(struct trace_rec) * cpus;
+	/* With the records: the decisions (verdict.c) and the executed
+	 * schedule (lib/trace_stats), one int per CPU and slot each. */
+	if (options.record)
+		need += 2 * qslots * cpus * sizeof(int32_t);
 	for (unsigned i = 0; i < ts.ntasks; i++)
 		need += TASK_FIXED_BYTES + specs[i].ws + 65536;
 	uint64_t have = bootmem_free_bytes();
@@ -338,7 +344,7 @@ int sched_run_prepare(const struct sched_plugin *plugin, const char *file,
 	if (check_work(plugin, file, reason))
 		return -1;
 	uint64_t records = trace_records_needed(slots);
-	if (check_memory(records, reason))
+	if (check_memory(records, slots, reason))
 		return -1;
 	smp_run_on_all(cpu_prepare, 0, 1000000);
 	if (make_tasks(reason))
@@ -391,6 +397,9 @@ int sched_run_quanta(const struct sched_plugin *plugin, const char *file,
 		return -1;
 	}
 	trace_reset();
+	/* The decisions, for the verdict's comparison with what ran. */
+	if (options.record)
+		verdict_decisions_setup(cpus, slots);
 	jobs_setup(&ts, tasks, ntasks);
 	sched_run_threads_setup(idle);
 	if (sched_run_release(quantum_us, reason))
