@@ -116,7 +116,9 @@ const struct sched_plugin *sched_plugin_for(const struct sched_plugin *plugin,
 	if (!ts->nres)
 		return plugin;
 	const struct resource_spec *r = &ts->res[0];
-	const struct sched_plugin *v = plugin->locks;
+	/* Given a variant (a run's plan is made with the run's plugin), the
+	 * variant itself. */
+	const struct sched_plugin *v = plugin->lock_op ? plugin : plugin->locks;
 	if (v && (v->protocols & (1u << r->protocol)))
 		return v;
 	char *p = err->msg, *end = err->msg + sizeof err->msg;

@@ -327,8 +327,9 @@ struct sched_plugin {
 
 /*
  * The plugin to run ts with: plugin, or its lock variant when ts has
- * resources. NULL with a message in err when ts has resources and plugin
- * has no variant, or its variant does not run their protocol.
+ * resources (a variant given is its own). NULL with a message in err when
+ * ts has resources and plugin has no variant, or its variant does not run
+ * their protocol.
  */
 const struct sched_plugin *sched_plugin_for(const struct sched_plugin *plugin,
 					    const struct taskset *ts,

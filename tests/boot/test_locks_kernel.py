@@ -124,6 +124,10 @@ def test_kernel_runs_the_simulators_locks(iso_with, tmp_path, name):
     boot = qemu(iso_with(f"sched={sched} slots={SLOTS} trace=events",
                          tasks=tasks), smp=cpus, icount=ICOUNT)
     assert boot.passed, boot.tail()
+    # The kernel's own verdict checks the run with its locks: every slot
+    # ran what the plugin decided, no more misses than it counted.
+    verdict = boot.result("verdict")
+    assert (verdict["schedule"], verdict["misses"]) == ("ok", "ok"), verdict
     rows, summary = parse_schedule("\n".join(sim))
     got, kernel = parse_schedule("\n".join(schedule_lines(boot.serial)))
     assert got == rows
@@ -334,6 +338,10 @@ def test_kernel_runs_the_simulators_locks_at_events(iso_with, tmp_path,
                          tasks=tasks),
                 smp=2, icount=ICOUNT)
     assert boot.passed, boot.tail()
+    # The verdict's plan is the simulated machine's run of the set with
+    # its locks: no more misses than planned.
+    verdict = boot.result("verdict")
+    assert verdict["misses"] == "ok", verdict
     kernel = parse_event_schedule(boot.serial.splitlines())
     assert_close_run(kernel, sim, LAG_US)
     locks_kernel = decode(tmp_path, boot.serial, check=False)
