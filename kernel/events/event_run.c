@@ -13,6 +13,7 @@
 #include "../core/bootmem.h"
 #include "../core/console.h"
 #include "../run/dispatch.h"
+#include "../run/lock.h"
 #include "event_report.h"
 #include "event_work.h"
 #include "../core/options.h"
@@ -445,6 +446,50 @@ int event_run_arrive(unsigned server, uint32_t cost_us, uint64_t irq_tsc)
 	return rc;
 }
 
+/*
+ * A task's lock or unlock (kernel/run/lock.c), on its own CPU: the plugin
+ * takes it at once, at the run clock, and the CPUs it changed decide (the
+ * caller's own switches when its call returns to dispatch); this CPU's
+ * timer comes no later than its new wake.
+ */
+static int lock_op(unsigned task, int unlock, unsigned res, char *why,
+		   size_t size)
+{
+	uint64_t flags = spin_lock_irqsave(&ev.lock);
+	unsigned me = this_cpu()->cpu;
+	int rc = -SCHED_LOCK_EBUSY;
+	uint64_t wake = QCLOCK_NONE;
+	struct sched_error err = { { 0 } };
+	if (!ev.running) {
+		fmt_snprintf(why, size, "the run is not going");
+	} else {
+		uint64_t now = stamp(0);
+		rc = ev.plugin->lock_op(ev.s, task, unlock, res, now, &err);
+		if (rc)
+			fmt_snprintf(why, size, "%s", err.msg);
+		decide_all(me, now);
+		wake = wake_of(me, now);
+	}
+	spin_unlock_irqrestore(&ev.lock, flags);
+	if (wake != QCLOCK_NONE)
+		qclock_cpu_arm(wake < ev.end_us ? wake : ev.end_us);
+	return rc;
+}
+
+/* Where a task's job is, for its program (rt_abi.h, job_work_ns and
+ * work_tsc): the work of its current job, from its thread's CPU time. Not
+ * under ev.lock: a switch and a lock call come here outside it. */
+static void progress(struct task *t)
+{
+	struct rt_control *c = t->control;
+	uint64_t ran, arrival;
+	uint64_t flags = spin_lock_irqsave(&ev.lock);
+	c->job_index = evwork_job((unsigned)t->index, &ran, &arrival);
+	spin_unlock_irqrestore(&ev.lock, flags);
+	c->job_work_ns = tsc_to_ns(ran);
+	c->work_tsc = rdtsc();
+}
+
 /* arrivals=hpet|uart: a device's arrival, on the CPU that took its
  * interrupt; the TSC it read is that CPU's. A refused one (outside the
  * run, not a server, a full queue) is counted by event_run_arrive. */
@@ -469,7 +514,10 @@ static uint64_t records_needed(uint64_t quantum_us)
 			n += 8 * ((uint64_t)sp->server.rate_hz * ev.end_us /
 				  1000000 + 1);
 		} else if (sp->p) {
-			n += 6 * (ev.end_us / (sp->p * quantum_us) + 1);
+			/* With sections, each job's lock events and blocking
+			 * (kernel/run/lock.c) too. */
+			n += (6 + 5 + 4 * sp->ncs) *
+			     (ev.end_us / (sp->p * quantum_us) + 1);
 		}
 	}
 	return n + 8 * (uint64_t)ev.ts->nevents;
@@ -518,6 +566,13 @@ static int setup(const struct sched_plugin *plugin, const char *file,
 		*reason = "admission";
 		return -1;
 	}
+	/* Its lock variant, for a set with resources (docs/locking.md). */
+	if (!(plugin = sched_plugin_for(plugin, ts, &err))) {
+		kprintf("sched: %s: %s\n", file, err.msg);
+		*reason = "admission";
+		return -1;
+	}
+	ev.plugin = plugin;
 	if (check_work(file, reason))
 		return -1;
 	ev.cpu = bootmem_alloc(cpus * sizeof *ev.cpu);
@@ -537,7 +592,9 @@ static int setup(const struct sched_plugin *plugin, const char *file,
 	}
 	arrival_init(&ev.arr, ts, bootmem_alloc((arrival_generators(ts) + 1) *
 						sizeof(struct arrival_gen)));
-	static struct sched_env env = { env_alloc, env_resched, 0, env_note };
+	static struct sched_env env = { env_alloc, env_resched, 0, env_note,
+					lock_on_event };
+	lock_run_setup(ts, 0);
 	struct sched_config cfg = { .cpus = cpus, .tasks = ts,
 				    .params = options.params,
 				    .nparams = options.nparams, .seed = 1,
@@ -549,6 +606,7 @@ static int setup(const struct sched_plugin *plugin, const char *file,
 		return -1;
 	}
 	evrep_setup(ts, records_needed(quantum_us), JOBS_KEPT);
+	lock_set_op(lock_op);
 	return 0;
 }
 
@@ -670,8 +728,9 @@ int event_run(const struct sched_plugin *plugin, const char *file,
 	sched_run_threads_setup(idle);
 	if (sched_run_release(quantum_us, reason))
 		return -1;
-	static const struct dispatch_source source = { answer_of, on_ipi, 1,
-						       job_of };
+	static const struct dispatch_source source = {
+		.answer = answer_of, .on_ipi = on_ipi, .event_driven = 1,
+		.job = job_of, .progress = progress };
 	dispatch_set_source(&source);
 	ev.handed_from = ev.handed_to = 0;
 	trap_set_handler(VEC_ARRIVAL_IPI, on_arrival_ipi);
@@ -680,6 +739,8 @@ int event_run(const struct sched_plugin *plugin, const char *file,
 	/* Slots of 1 us: the clock's boundary u is the run's microsecond u. */
 	qclock_prepare(0, end_us, 1, cpus, LEAD_US, &client);
 	sched_run_fill_controls(quantum_us, qclock_t0());
+	for (unsigned i = 0; i < ntasks; i++)
+		tasks[i].control->flags |= RT_CONTROL_EVENTS;
 	ev.running = 1;
 	/* Time 0 of the run is T0 on this CPU's TSC. */
 	if (arrivals_start(options.arrivals, ts,
@@ -714,8 +775,9 @@ int event_run(const struct sched_plugin *plugin, const char *file,
 		*reason = "sched";
 		return -1;
 	}
-	report(plugin, quantum_us);
+	report(ev.plugin, quantum_us);
+	lock_report(ev.plugin, ev.s);
 	if (tracing)
-		dump_trace(plugin, slots, quantum_us);
+		dump_trace(ev.plugin, slots, quantum_us);
 	return 0;
 }

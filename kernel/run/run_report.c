@@ -9,6 +9,7 @@
 #include "../time/clock_stats.h"
 #include "../core/console.h"
 #include "hourglass.h"
+#include "lock.h"
 #include "task_kill.h"
 #include "../core/options.h"
 #include "../time/quantum_clock.h"
@@ -311,6 +312,7 @@ void run_report(const struct sched_plugin *plugin, void *s,
 		print_hourglass_unrecorded(cpus);
 	kprintf("RESULT trace cycles_per_record=%llu\n",
 		(unsigned long long)trace_cost_cycles());
+	lock_report(plugin, s);
 	if (recorded && options.trace == TRACE_EVENTS) {
 		describe(plugin, ts, cpus, &summary);
 		trace_dump();
