@@ -37,6 +37,10 @@ enum rt_syscall {
 	RT_SYS_JOB_INFO = 3,          /* (struct rt_job_info *out): 0 */
 	RT_SYS_WRITE = 4,             /* (const char *buf, uint64_t len): bytes
 				       * taken into the task's console buffer */
+	RT_SYS_TRACE = 5,             /* (uint64_t job, uint64_t value): a
+				       * `user` record in the run's trace
+				       * (docs/trace-format.md) with the two
+				       * as given; 0 */
 	RT_SYS_COUNT
 };
 

@@ -55,7 +55,8 @@ enum trace_event {
 	TRACE_ARRIVAL = 21,
 	TRACE_TIMER = 22,
 	TRACE_SELF = 23,
-	TRACE_EVENT_LAST = TRACE_SELF,
+	TRACE_USER = 24,
+	TRACE_EVENT_LAST = TRACE_USER,
 };
 
 /* tick_start */

@@ -11,6 +11,7 @@
 #include "../time/quantum_clock.h"
 #include "../run/sched_decide.h"
 #include "../task/task.h"
+#include "../trace/trace.h"
 #include "task_kill.h"
 #include "../task/vm.h"
 
@@ -120,12 +121,20 @@ static int64_t sys_write(struct task *t, struct trap_frame *f)
 	return (int64_t)len;
 }
 
+/* The task's own trace point: a `user` record with its job and value. */
+static int64_t sys_trace(struct task *t, struct trap_frame *f)
+{
+	trace_emit(TRACE_USER, 0, (uint32_t)t->index, (uint32_t)f->rdi, f->rsi);
+	return 0;
+}
+
 static const syscall_fn table[RT_SYS_COUNT] = {
 	[RT_SYS_EXIT] = sys_exit,
 	[RT_SYS_SLEEP_NEXT_PERIOD] = sys_sleep_next_period,
 	[RT_SYS_TIME] = sys_time,
 	[RT_SYS_JOB_INFO] = sys_job_info,
 	[RT_SYS_WRITE] = sys_write,
+	[RT_SYS_TRACE] = sys_trace,
 };
 
 static void on_syscall(struct trap_frame *f)

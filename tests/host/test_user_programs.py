@@ -66,7 +66,7 @@ def test_syscall_stubs_use_the_abi_registers():
     stubs = {"sys_exit": "RT_SYS_EXIT",
              "sys_sleep_next_period": "RT_SYS_SLEEP_NEXT_PERIOD",
              "sys_time": "RT_SYS_TIME", "sys_job_info": "RT_SYS_JOB_INFO",
-             "sys_write": "RT_SYS_WRITE"}
+             "sys_write": "RT_SYS_WRITE", "sys_trace": "RT_SYS_TRACE"}
     assert set(stubs.values()) == set(numbers) - {"RT_SYS_COUNT"}
     arg_regs = re.compile(r"%(r?di|r?si|r?dx|[sd]il|dl|edi|esi|edx)\b")
     for stub, const in stubs.items():

@@ -12,7 +12,7 @@ EVENTS = {
     9: "deadline_miss", 10: "ipi_send", 11: "ipi_recv", 12: "block",
     13: "wake", 14: "join", 15: "leave", 16: "budget_exhausted",
     17: "budget_replenished", 18: "hourglass_gap", 19: "hourglass_total",
-    20: "fault", 21: "arrival", 22: "timer", 23: "self",
+    20: "fault", 21: "arrival", 22: "timer", 23: "self", 24: "user",
 }
 CODE = {name: code for code, name in EVENTS.items()}
 

@@ -65,3 +65,8 @@ int64_t sys_write(const void *buf, uint64_t len)
 {
 	return syscall2(RT_SYS_WRITE, (uint64_t)buf, len);
 }
+
+int64_t sys_trace(uint64_t job, uint64_t value)
+{
+	return syscall2(RT_SYS_TRACE, job, value);
+}

@@ -17,5 +17,7 @@ int64_t sys_time(void);
 int64_t sys_job_info(struct rt_job_info *out);
 /* Into the task's console buffer; at most RT_WRITE_MAX bytes a call. */
 int64_t sys_write(const void *buf, uint64_t len);
+/* A `user` record in the run's trace with job and value as given. */
+int64_t sys_trace(uint64_t job, uint64_t value);
 
 #endif
