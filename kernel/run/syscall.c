@@ -55,6 +55,11 @@ static int64_t sys_sleep_next_period(struct task *t, struct trap_frame *f)
 	uint64_t slot = dispatch_slot_now();
 	uint64_t job = t->jobs.done;
 	dispatch_account(slot);
+	/* Before the plugin hears of it: a plugin that chooses the task again
+	 * in this slot (its next job is released already) lifts the mark
+	 * (dispatch_changed). */
+	t->slept_through = slot + 1;
+	t->sleeping = 1;
 	/* A task that makes this call only after its budget's last quantum
 	 * ended (it ran late) had its job ended at that boundary, for the
 	 * plugin too: this call ends nothing more, or the next job would be
@@ -64,8 +69,6 @@ static int64_t sys_sleep_next_period(struct task *t, struct trap_frame *f)
 		jobs_complete(t, qclock_now());
 		decide_event(SCHED_EV_COMPLETE, (unsigned)t->index, slot);
 	}
-	t->slept_through = slot + 1;
-	t->sleeping = 1;
 	/* Back when the plugin chooses it for a later slot. */
 	dispatch_me()->in_kernel = 0;
 	dispatch_now();
