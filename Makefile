@@ -10,7 +10,8 @@ PYTEST  := $(VENV)/bin/pytest
 
 .DEFAULT_GOAL := all
 .SECONDARY:
-.PHONY: all deps host-deps host test test-host fuzz-props bench experiments clean
+.PHONY: all deps host-deps host test test-host fuzz-props bench experiments \
+        dask-worker clean
 
 all: host
 
@@ -71,6 +72,10 @@ include mk/user.mk
 
 # ---------------------------------------------------------------- kernel side
 -include mk/kernel.mk
+include mk/hardware.mk
+
+# ---------------------------------------------------------------- fuzzing
+include mk/fuzz.mk
 
 # ---------------------------------------------------------------- set-up
 host-deps:
@@ -104,6 +109,29 @@ fuzz-props: host-deps
 	RTK_HYPOTHESIS=explore $(PYTEST) -n $(PYTEST_JOBS) -p no:cacheprovider \
 		--hypothesis-seed=$$seed $(TEST_ARGS) tests/host
 
+# ---------------------------------------------------------------- work items
+# The boots and simulations of `make bench` and `make experiments` run on
+# Dask (tools/bench/workitems.py, docs/experiments.md): by default a local
+# cluster over every core; DASK_WORKERS=N uses N cores (0: one item at a
+# time in make's own process, no Dask); DASK_SCHEDULER=tcp://host:8786 a
+# cluster whose workers were started with `make dask-worker`. Results are
+# cached in build/cache/ (safe to delete); EXP_CACHE=off computes all.
+DASK_SCHEDULER ?=
+DASK_WORKERS ?=
+EXP_CACHE ?= on
+WORK_ARGS = $(if $(DASK_SCHEDULER),--scheduler $(DASK_SCHEDULER)) \
+            $(if $(DASK_WORKERS),--workers $(DASK_WORKERS)) \
+            $(if $(filter off,$(EXP_CACHE)),--no-cache)
+
+# On each machine of a cluster, in a checkout built like the client's:
+# a worker with every core (DASK_WORKERS=N for fewer) as its 'cores'.
+dask-worker:
+	@test -n "$(DASK_SCHEDULER)" || { echo "dask-worker: set DASK_SCHEDULER=tcp://host:8786" >&2; exit 2; }
+	@$(MAKE) --no-print-directory deps host iso
+	PYTHONPATH=tools/bench $(VENV)/bin/dask worker $(DASK_SCHEDULER) \
+	  --nthreads $(or $(DASK_WORKERS),$(shell nproc)) \
+	  --resources cores=$(or $(DASK_WORKERS),$(shell nproc)) --no-dashboard
+
 # ---------------------------------------------------------------- benchmarks
 # BENCH=quick (default) or full; BENCH_ONLY=name runs one benchmark.
 BENCH ?= quick
@@ -111,7 +139,7 @@ BENCH_ONLY ?=
 
 bench: deps
 	@$(MAKE) --no-print-directory host $(if $(wildcard mk/kernel.mk),iso)
-	$(PYTHON) tools/bench/run_all.py --mode $(BENCH) $(if $(BENCH_ONLY),--only $(BENCH_ONLY))
+	$(PYTHON) tools/bench/run_all.py --mode $(BENCH) $(if $(BENCH_ONLY),--only $(BENCH_ONLY)) $(WORK_ARGS)
 
 # ---------------------------------------------------------------- experiments
 # MODE=quick (default) or full; EXP=name runs one experiment and keeps the
@@ -121,7 +149,7 @@ EXP ?=
 
 experiments: host-deps
 	@$(MAKE) --no-print-directory host iso
-	$(PYTHON) tools/experiments/run.py --mode $(MODE) $(if $(EXP),--exp $(EXP))
+	$(PYTHON) tools/experiments/run.py --mode $(MODE) $(if $(EXP),--exp $(EXP)) $(WORK_ARGS)
 
 clean:
-	rm -rf $(BUILD)/host $(BUILD)/user $(BUILD)/kernel $(BUILD)/iso $(BUILD)/bench $(BUILD)/*.iso
+	rm -rf $(BUILD)/host $(BUILD)/user $(BUILD)/user-dirs $(BUILD)/kernel $(BUILD)/iso $(BUILD)/bench $(BUILD)/*.iso

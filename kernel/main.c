@@ -27,6 +27,7 @@
 #include "core/console.h"
 #include "debug/gdbstub.h"
 #include "events/event_run.h"
+#include "report/hwreport.h"
 #include "arrivals/irqcheck.h"
 #include "core/mb2.h"
 #include "core/options.h"
@@ -207,6 +208,10 @@ void kernel_main(uint32_t magic, uint32_t info_phys)
 		(unsigned long long)tsc.disagree_ppm, tsc.invariant,
 		(long long)smp.max_skew_cycles, qclock_deadline_mode(),
 		(unsigned long long)tsc.khz, (unsigned long long)tsc.calib_us);
+	const char *hw_reason = "";
+	int hw = hwreport_boot(&hw_reason);     /* RESULT cpu; hwreport=on */
+	if (hw >= 0)
+		finish(hw, hw_reason);
 	gdbstub_init();
 
 	if (options.selftest == SELFTEST_PF_BSP)

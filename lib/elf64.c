@@ -31,6 +31,7 @@
 #define PT_LOAD 1
 #define PT_DYNAMIC 2
 #define PT_INTERP 3
+#define PT_NOTE 4
 #define PT_TLS 7
 #define PT_GNU_STACK 0x6474e551u /* Linux Standard Base, "Program Header" */
 
@@ -175,6 +176,66 @@ static int check_load(const struct reader *r, size_t len, unsigned i,
 	return 0;
 }
 
+static uint64_t pad4(uint64_t n)
+{
+	return (n + 3) & ~(uint64_t)3;
+}
+
+/* The notes of PT_NOTE header i: [off, off + size) of the file. */
+static int check_notes(const struct reader *r, size_t len, unsigned i,
+		       uint64_t off, uint64_t size, struct elf64_image *out)
+{
+	if (off > len || size > len - off)
+		return fail(r, "program header %u (PT_NOTE): its 0x%llx bytes at "
+			    "offset 0x%llx run past the end of the file (%zu "
+			    "bytes)", i, (unsigned long long)size,
+			    (unsigned long long)off, len);
+	static const char name[] = RT_NOTE_NAME;
+	uint64_t at = off, end = off + size;
+	while (at < end) {
+		if (end - at < 12)
+			return fail(r, "program header %u (PT_NOTE): %llu bytes "
+				    "at 0x%llx, too few for a note's header", i,
+				    (unsigned long long)(end - at),
+				    (unsigned long long)at);
+		uint64_t namesz = rd(r, at, 4), descsz = rd(r, at + 4, 4);
+		uint32_t type = (uint32_t)rd(r, at + 8, 4);
+		uint64_t body = pad4(namesz) + pad4(descsz);
+		if (body > end - at - 12)
+			return fail(r, "program header %u (PT_NOTE): the note at "
+				    "0x%llx (name %llu bytes, descriptor %llu) "
+				    "runs past its segment", i,
+				    (unsigned long long)at,
+				    (unsigned long long)namesz,
+				    (unsigned long long)descsz);
+		int ours = namesz == sizeof name && type == RT_NOTE_PROGRAM;
+		for (uint64_t b = 0; ours && b < namesz; b++)
+			ours = r->file[at + 12 + b] == (uint8_t)name[b];
+		if (ours) {
+			if (out->has_prog_note)
+				return fail(r, "a second program declaration "
+					    "(note %s, type %d) at 0x%llx",
+					    name, RT_NOTE_PROGRAM,
+					    (unsigned long long)at);
+			if (descsz != 4)
+				return fail(r, "the program declaration at 0x%llx "
+					    "has %llu descriptor bytes, not 4",
+					    (unsigned long long)at,
+					    (unsigned long long)descsz);
+			uint32_t flags = (uint32_t)rd(r, at + 12 + pad4(namesz),
+						      4);
+			if (flags & ~(uint32_t)RT_PROG_KNOWN)
+				return fail(r, "the program declares flags 0x%x, "
+					    "of which 0x%x are unknown here",
+					    flags, flags & ~(uint32_t)RT_PROG_KNOWN);
+			out->prog_flags = flags;
+			out->has_prog_note = 1;
+		}
+		at += 12 + body;
+	}
+	return 0;
+}
+
 static int check_segments(const struct reader *r, size_t len,
 			  struct elf64_image *out)
 {
@@ -198,6 +259,9 @@ static int check_segments(const struct reader *r, size_t len,
 		if (type == PT_GNU_STACK && (flags & ELF64_PF_X))
 			return fail(r, "program header %u (PT_GNU_STACK) asks for "
 				    "an executable stack", i);
+		if (type == PT_NOTE &&
+		    check_notes(r, len, i, rd(r, h + 8, 8), rd(r, h + 32, 8), out))
+			return -1;
 		if (type != PT_LOAD)
 			continue;
 		struct elf64_segment s = {
@@ -241,11 +305,15 @@ int elf64_parse(const char *name, const void *file, size_t len,
 {
 	struct reader r = { file, name, err, errlen };
 	out->nsegs = 0;
+	out->prog_flags = 0;
+	out->has_prog_note = 0;
 	if (check_ident(&r, len) || check_header(&r, len))
 		return -1;
 	out->entry = rd(&r, 24, 8);
 	if (check_segments(&r, len, out) || check_entry(&r, out)) {
 		out->nsegs = 0;
+		out->prog_flags = 0;
+		out->has_prog_note = 0;
 		return -1;
 	}
 	return 0;

@@ -29,6 +29,10 @@ struct elf64_image {
 	uint64_t entry;
 	unsigned nsegs;
 	struct elf64_segment seg[ELF64_MAX_SEGMENTS];
+	/* The program's declaration (lib/rt_abi.h, RT_NOTE_PROGRAM): its
+	 * RT_PROG_* flags, 0 without one. */
+	uint32_t prog_flags;
+	int has_prog_note;
 };
 
 /*

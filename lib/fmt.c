@@ -30,7 +30,9 @@ static int emit_string(fmt_put_fn put, void *ctx, const struct spec *sp,
 	int len = 0;
 	if (!s)
 		s = "(null)";
-	while (s[len] && (sp->precision < 0 || len < sp->precision))
+	/* C11 7.21.6.1: with a precision, the array need not hold a NUL, so
+	 * no byte past the precision is read. */
+	while ((sp->precision < 0 || len < sp->precision) && s[len])
 		len++;
 	int pad = sp->width > len ? sp->width - len : 0;
 	int n = 0;

@@ -1,7 +1,7 @@
 /*
  * lib/rt_abi.h: the contract between the kernel and the ring-3 programs of
  * user/ -- where a task's memory lies, the system calls, and the control
- * page the two share. docs/user-abi.md explains it; both sides include this
+ * page the two share. docs/user-programs.md explains it; both sides include this
  * header, so it holds constants and layouts only.
  *
  * A task's address space: the kernel's mappings (supervisor-only) plus, in
@@ -15,6 +15,11 @@
  *
  * System calls (SYSCALL): number in rax, arguments in rdi, rsi, rdx; the
  * result in rax, a negative RT_E* on error; rcx and r11 are clobbered.
+ *
+ * A program starts at its ELF entry with rsp at its first frame (System V
+ * AMD64 psABI 3.4.1, without environment or auxiliary vector): argc at
+ * rsp, then argv[0..argc-1] and a NULL; argv[0] is its name (work=), the
+ * others are its task's args="..." words (lib/task_args.h).
  */
 #ifndef LIB_RT_ABI_H
 #define LIB_RT_ABI_H
@@ -37,12 +42,27 @@ enum rt_syscall {
 	RT_SYS_JOB_INFO = 3,          /* (struct rt_job_info *out): 0 */
 	RT_SYS_WRITE = 4,             /* (const char *buf, uint64_t len): bytes
 				       * taken into the task's console buffer */
-	RT_SYS_TRACE = 5,             /* (uint64_t job, uint64_t value): a
+	RT_SYS_WAIT_RELEASE = 5,      /* (): waits for the synchronous release;
+				       * 0 when released with the set, or
+				       * RT_RELEASE_PASSED at once */
+	RT_SYS_END_JOB = 6,           /* (uint64_t job): job `job` is done; 0
+				       * when the task runs again, or
+				       * RT_JOB_ENDED at once */
+	RT_SYS_TASK_INFO = 7,         /* (struct rt_task_info *out): 0 */
+	RT_SYS_TRACE = 8,             /* (uint64_t job, uint64_t value): a
 				       * `user` record in the run's trace
 				       * (docs/trace-format.md) with the two
 				       * as given; 0 */
 	RT_SYS_COUNT
 };
+
+/* RT_SYS_WAIT_RELEASE: the run's release had come before the call (the
+ * task came late, after the timeout, or its program declares no
+ * RT_PROG_SYNC_RELEASE and so starts after T0): its jobs run from T0. */
+#define RT_RELEASE_PASSED 1
+/* RT_SYS_END_JOB: that job had already ended (the kernel ends a job when
+ * its budget is used); the current one is a later job. */
+#define RT_JOB_ENDED 1
 
 /* Errors, returned negated. A pointer outside the task's own mapped pages
  * is not an error return: the task is killed for it, as for a fault. */
@@ -60,7 +80,64 @@ struct rt_job_info {
 	uint64_t now_ns;
 	uint32_t task;          /* index in the task set */
 	uint32_t cpu;           /* the CPU the call ran on */
+	uint64_t ran_ns;        /* the CPU time the kernel has counted for
+				 * this job: whole quanta in a quantum-driven
+				 * run (charged at each quantum's end), the
+				 * thread's time in an event-driven one */
 };
+
+/* The task's own parameters (RT_SYS_TASK_INFO), from its task-set line. */
+#define RT_NAME_MAX 32
+#define RT_NOT_GIVEN 0xffffffffu  /* exec and prio when the line has none */
+#define RT_TASK_EVENT_DRIVEN 1u   /* flags: the run is event-driven (pfp):
+				   * the kernel ends every job */
+
+struct rt_task_info {
+	uint32_t task;          /* index in the task set */
+	uint32_t cpus;          /* CPUs of the run */
+	uint32_t e, p, d, phase;   /* quanta; 0 for a weight-only task */
+	uint32_t weight;        /* weight=, 0 if given as e/p */
+	uint32_t exec;          /* exec= quanta, or RT_NOT_GIVEN */
+	uint32_t ws_bytes;
+	uint32_t prio;          /* prio=, or RT_NOT_GIVEN */
+	uint32_t cpu;           /* cpu= (0 when not given) */
+	uint32_t flags;         /* RT_TASK_* */
+	uint64_t quantum_ns;
+	uint64_t budget_ns, period_ns, deadline_ns, phase_ns; /* the quanta
+				 * above in ns; deadline_ns is relative */
+	uint64_t exec_ns;       /* exec= in ns, or budget_ns */
+	char name[RT_NAME_MAX];    /* the task's name, NUL-ended */
+	char work[RT_NAME_MAX];    /* its program's name */
+	char sched[RT_NAME_MAX];   /* the scheduler's name */
+};
+
+/*
+ * A program's declaration of what it needs: an ELF note (a PT_NOTE
+ * segment) named RT_NOTE_NAME of type RT_NOTE_PROGRAM whose 4-byte
+ * descriptor holds RT_PROG_* flags; user/lib/start.h's RT_PROGRAM(flags)
+ * writes it, and a program without one declares nothing. The kernel reads
+ * it before the run (lib/elf64) and refuses a task its program cannot
+ * serve, naming both. Plain numbers: the assembler reads them too.
+ */
+#define RT_NOTE_NAME "rtk"
+#define RT_NOTE_PROGRAM 1
+/* It ends its own jobs (sleep_next_period, end_job): an event-driven run,
+ * where the kernel ends every job, refuses it; and a task with exec= needs
+ * such a program in a quantum-driven run. */
+#define RT_PROG_ENDS_JOBS 0x1
+/* Its jobs need e= and p=: a weight-only task is refused. */
+#define RT_PROG_NEEDS_PERIODS 0x2
+/* It calls RT_SYS_WAIT_RELEASE before its first job: the run's T0 waits
+ * until every such task has (docs/user-programs.md, "The synchronous
+ * release"). */
+#define RT_PROG_SYNC_RELEASE 0x4
+/* It wants another task's control page in ctl->other_page (bad_write_other,
+ * which must be stopped writing it). */
+#define RT_PROG_OTHER_PAGE 0x8
+/* It times its reload after each dispatch (writer): the kernel prints
+ * RESULT reload from its control page. */
+#define RT_PROG_RELOAD 0x10
+#define RT_PROG_KNOWN 0x1f
 
 #define RT_CONTROL_MAGIC 0x72746b63u   /* "rtkc" */
 #define RT_CONTROL_VERSION 1
@@ -82,7 +159,8 @@ struct rt_control {
 	uint64_t tsc_khz;          /* TSC ticks per millisecond */
 	uint64_t epoch_tsc;        /* the run's epoch T0 in the boot CPU's TSC
 				    * (others differ by at most RESULT tsc
-				    * max_skew_cycles) */
+				    * max_skew_cycles); 0 before the
+				    * synchronous release */
 	uint64_t gap_threshold_cycles;  /* hourglass: a longer gap is a
 					 * preemption, not loop time */
 	uint64_t seed;             /* for workloads that draw numbers */

@@ -7,6 +7,7 @@
 #include "fmt.h"
 #include "parse_num.h"
 #include "str.h"
+#include "task_args.h"
 
 struct token {
 	const char *s;
@@ -82,18 +83,22 @@ static int check_name(struct parser *p, const struct token *name)
 	return 0;
 }
 
-static const char *const work_names[] = {
-	"spin", "writer", "backtest", "hourglass", "latency", "bad_kread",
-	"bad_write_other", "bad_exec_data", "bad_div0", "bad_syscall_ptr",
-	"bad_ud", "bad_gp",
-};
-
 #define NWORDS(a) (unsigned)(sizeof(a) / sizeof((a)[0]))
-_Static_assert(NWORDS(work_names) == TASK_WORK_COUNT, "a name per work");
 
-const char *taskset_work_name(enum task_work w)
+int taskset_work_name_ok(const char *s, size_t n)
 {
-	return (unsigned)w < NWORDS(work_names) ? work_names[w] : "?";
+	if (n == 0 || n > TASKSET_WORK_MAX ||
+	    !((s[0] >= 'A' && s[0] <= 'Z') || (s[0] >= 'a' && s[0] <= 'z')))
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (!name_char_ok(s[i]) || s[i] == '.')
+			return 0;
+	return 1;
+}
+
+const char *taskset_args(const struct taskset *ts, const struct task_spec *t)
+{
+	return t->nargs && ts->argbuf ? ts->argbuf + t->args_at : 0;
 }
 
 static const char *const action_names[] = {
@@ -137,12 +142,14 @@ static int parse_value(struct parser *p, const char *key, const char *s,
 	return 0;
 }
 
-/* A key of a declaration: a number of at least min, or one of words. */
+/* A key of a declaration: a number of at least min, one of words, or
+ * (text) a value its declaration reads itself. */
 struct key_def {
 	const char *name;
 	uint32_t min;
 	const char *const *words;   /* NULL for a number */
 	unsigned nwords;
+	int text;
 };
 
 static int bad_word(struct parser *p, const struct key_def *k, const char *v,
@@ -161,12 +168,12 @@ static int bad_word(struct parser *p, const struct key_def *k, const char *v,
 
 /*
  * The key=value words tok[first..ntok) of a declaration whose keys are
- * keys[]: val[k] gets the number, or the index of the word; seen[k] says
- * whether key k was given.
+ * keys[]: val[k] gets the number, or the index of the word; a text key's
+ * value goes to text[k]; seen[k] says whether key k was given.
  */
 static int parse_keys(struct parser *p, const struct token *tok, int ntok,
 		      int first, const struct key_def *keys, unsigned nkeys,
-		      uint32_t *val, uint8_t *seen)
+		      uint32_t *val, uint8_t *seen, struct token *text)
 {
 	for (int i = first; i < ntok; i++) {
 		const struct token *t = &tok[i];
@@ -187,6 +194,10 @@ static int parse_keys(struct parser *p, const struct token *tok, int ntok,
 		size_t vn = t->n - eq - 1;
 		if (vn == 0)
 			return fail(p, "key '%s' has no value", keys[k].name);
+		if (keys[k].text) {
+			text[k] = (struct token){ v, vn };
+			continue;
+		}
 		if (!keys[k].words) {
 			if (parse_value(p, keys[k].name, v, vn, keys[k].min, &val[k]))
 				return -1;
@@ -227,20 +238,65 @@ static struct task_spec *add_named(struct parser *p, const struct token *tok)
 		t->name[i] = tok[1].s[i];
 	t->name_hash = name_hash(tok[1].s, tok[1].n);
 	t->line = p->line;
+	for (size_t i = 0; i < sizeof TASKSET_WORK_DEFAULT; i++)
+		t->work[i] = TASKSET_WORK_DEFAULT[i];
 	return t;
 }
 
 enum key {
 	KEY_E, KEY_P, KEY_D, KEY_PHASE, KEY_WEIGHT, KEY_WORK, KEY_WS, KEY_PRIO,
-	KEY_CPU, KEY_COUNT
+	KEY_CPU, KEY_ARGS, KEY_EXEC, KEY_COUNT
 };
 
 static const struct key_def task_keys[KEY_COUNT] = {
-	{ "e", 1, 0, 0 }, { "p", 1, 0, 0 }, { "d", 1, 0, 0 },
-	{ "phase", 0, 0, 0 }, { "weight", 1, 0, 0 },
-	{ "work", 0, work_names, NWORDS(work_names) }, { "ws", 1, 0, 0 },
-	{ "prio", 0, 0, 0 }, { "cpu", 0, 0, 0 },
+	{ "e", 1, 0, 0, 0 }, { "p", 1, 0, 0, 0 }, { "d", 1, 0, 0, 0 },
+	{ "phase", 0, 0, 0, 0 }, { "weight", 1, 0, 0, 0 },
+	{ "work", 0, 0, 0, 1 }, { "ws", 1, 0, 0, 0 },
+	{ "prio", 0, 0, 0, 0 }, { "cpu", 0, 0, 0, 0 }, { "args", 0, 0, 0, 1 },
+	{ "exec", 0, 0, 0, 0 },
 };
+
+/* work=NAME: a well-formed program name (taskset_work_name_ok). */
+static int check_work(struct parser *p, const struct token *v)
+{
+	if (v->n > TASKSET_WORK_MAX)
+		return fail(p, "work=%.*s...: a program name has at most %d "
+			    "characters", 8, v->s, TASKSET_WORK_MAX);
+	if (!taskset_work_name_ok(v->s, v->n))
+		return fail(p, "work=%.*s: a program name is letters, digits, "
+			    "'_' and '-', starting with a letter", (int)v->n,
+			    v->s);
+	return 0;
+}
+
+/* args="...": its words into the set's argbuf (when it keeps them). */
+static int take_args(struct parser *p, const struct token *v,
+		     struct task_spec *t)
+{
+	struct taskset *ts = p->ts;
+	if (v->n < 2 || v->s[0] != '"' || v->s[v->n - 1] != '"')
+		return fail(p, "args=%.*s: the value goes in double quotes, "
+			    "args=\"...\"", (int)v->n, v->s);
+	/* Never more than the value's own length: room for a local copy. */
+	char words[TASKSET_LINE_MAX + 1];
+	unsigned n;
+	size_t len;
+	const char *why;
+	if (task_args_split(v->s + 1, v->n - 2, words, sizeof words, &n, &len,
+			    &why))
+		return fail(p, "args=%.*s: %s", (int)v->n, v->s, why);
+	t->nargs = (uint8_t)n;
+	t->args_len = (uint32_t)len;
+	if (!ts->argbuf)
+		return 0;
+	if (len > ts->argbuf_max - ts->argbuf_len)
+		return fail(p, "args=: the set's arguments take more than the "
+			    "%zu bytes kept for them", ts->argbuf_max);
+	t->args_at = (uint32_t)ts->argbuf_len;
+	for (size_t i = 0; i < len; i++)
+		ts->argbuf[ts->argbuf_len++] = words[i];
+	return 0;
+}
 
 static int parse_task(struct parser *p, const struct token *tok, int ntok)
 {
@@ -248,7 +304,10 @@ static int parse_task(struct parser *p, const struct token *tok, int ntok)
 		return -1;
 	uint32_t val[KEY_COUNT] = { 0 };
 	uint8_t seen[KEY_COUNT] = { 0 };
-	if (parse_keys(p, tok, ntok, 2, task_keys, KEY_COUNT, val, seen))
+	struct token text[KEY_COUNT];
+	if (parse_keys(p, tok, ntok, 2, task_keys, KEY_COUNT, val, seen, text))
+		return -1;
+	if (seen[KEY_WORK] && check_work(p, &text[KEY_WORK]))
 		return -1;
 
 	int periodic = seen[KEY_E] || seen[KEY_P] || seen[KEY_D];
@@ -270,6 +329,14 @@ static int parse_task(struct parser *p, const struct token *tok, int ntok)
 		if (val[KEY_E] > val[KEY_D])
 			return fail(p, "task '%.*s': e=%u is greater than d=%u",
 				    (int)tok[1].n, tok[1].s, val[KEY_E], val[KEY_D]);
+		if (seen[KEY_EXEC] && val[KEY_EXEC] > val[KEY_E])
+			return fail(p, "task '%.*s': exec=%u is greater than e=%u",
+				    (int)tok[1].n, tok[1].s, val[KEY_EXEC],
+				    val[KEY_E]);
+	} else if (seen[KEY_EXEC]) {
+		return fail(p, "task '%.*s': exec= is for tasks given e= and p= "
+			    "(a weight= task has no jobs)", (int)tok[1].n,
+			    tok[1].s);
 	}
 
 	struct task_spec *t = add_named(p, tok);
@@ -278,8 +345,19 @@ static int parse_task(struct parser *p, const struct token *tok, int ntok)
 	t->d = val[KEY_D];
 	t->phase = val[KEY_PHASE];
 	t->weight = val[KEY_WEIGHT];
-	t->work = (enum task_work)val[KEY_WORK];
+	if (seen[KEY_WORK]) {
+		const struct token *w = &text[KEY_WORK];
+		for (size_t i = 0; i < w->n; i++)
+			t->work[i] = w->s[i];
+		t->work[w->n] = 0;
+	}
 	t->ws = seen[KEY_WS] ? val[KEY_WS] : 4096;
+	t->has_exec = seen[KEY_EXEC];
+	t->exec = val[KEY_EXEC];
+	if (seen[KEY_ARGS] && take_args(p, &text[KEY_ARGS], t)) {
+		p->ts->ntasks--;
+		return -1;
+	}
 	t->prio = val[KEY_PRIO];
 	t->has_prio = seen[KEY_PRIO];
 	t->cpu = val[KEY_CPU];
@@ -292,11 +370,12 @@ enum server_key {
 };
 
 static const struct key_def server_keys[SK_COUNT] = {
-	{ "kind", 0, kind_names, NWORDS(kind_names) },
-	{ "budget", 1, 0, 0 }, { "period", 1, 0, 0 }, { "prio", 0, 0, 0 },
-	{ "max_repl", 1, 0, 0 }, { "toll_us", 0, 0, 0 },
-	{ "coalesce", 0, coalesce_names, NWORDS(coalesce_names) },
-	{ "cpu", 0, 0, 0 },
+	{ "kind", 0, kind_names, NWORDS(kind_names), 0 },
+	{ "budget", 1, 0, 0, 0 }, { "period", 1, 0, 0, 0 },
+	{ "prio", 0, 0, 0, 0 },
+	{ "max_repl", 1, 0, 0, 0 }, { "toll_us", 0, 0, 0, 0 },
+	{ "coalesce", 0, coalesce_names, NWORDS(coalesce_names), 0 },
+	{ "cpu", 0, 0, 0, 0 },
 };
 
 static int parse_server(struct parser *p, const struct token *tok, int ntok)
@@ -305,7 +384,7 @@ static int parse_server(struct parser *p, const struct token *tok, int ntok)
 		return -1;
 	uint32_t val[SK_COUNT] = { 0 };
 	uint8_t seen[SK_COUNT] = { 0 };
-	if (parse_keys(p, tok, ntok, 2, server_keys, SK_COUNT, val, seen))
+	if (parse_keys(p, tok, ntok, 2, server_keys, SK_COUNT, val, seen, 0))
 		return -1;
 	int n = (int)tok[1].n;
 	const char *name = tok[1].s;
@@ -364,7 +443,8 @@ static int find_server(struct parser *p, const struct token *name,
 enum arrival_key { AK_RATE, AK_COST, AK_SEED, AK_COUNT };
 
 static const struct key_def arrival_keys[AK_COUNT] = {
-	{ "rate_hz", 1, 0, 0 }, { "cost_us", 1, 0, 0 }, { "seed", 0, 0, 0 },
+	{ "rate_hz", 1, 0, 0, 0 }, { "cost_us", 1, 0, 0, 0 },
+	{ "seed", 0, 0, 0, 0 },
 };
 
 static int parse_arrivals(struct parser *p, const struct token *tok, int ntok)
@@ -381,7 +461,7 @@ static int parse_arrivals(struct parser *p, const struct token *tok, int ntok)
 			    sv->arrivals_line);
 	uint32_t val[AK_COUNT] = { 0 };
 	uint8_t seen[AK_COUNT] = { 0 };
-	if (parse_keys(p, tok, ntok, 2, arrival_keys, AK_COUNT, val, seen))
+	if (parse_keys(p, tok, ntok, 2, arrival_keys, AK_COUNT, val, seen, 0))
 		return -1;
 	for (unsigned k = 0; k < AK_SEED; k++)
 		if (!seen[k])
@@ -397,7 +477,7 @@ static int parse_arrivals(struct parser *p, const struct token *tok, int ntok)
 enum { ARRIVE_COST, ARRIVE_COUNT };
 
 static const struct key_def arrive_keys[ARRIVE_COUNT] = {
-	{ "cost_us", 1, 0, 0 },
+	{ "cost_us", 1, 0, 0, 0 },
 };
 
 /* The latest event of the same unit as action (arrive or not), or NULL. */
@@ -433,7 +513,7 @@ static int parse_event(struct parser *p, const struct token *tok, int ntok)
 	uint8_t seen[ARRIVE_COUNT] = { 0 };
 	if (arrive) {
 		if (parse_keys(p, tok, ntok, 4, arrive_keys, ARRIVE_COUNT, val,
-			       seen))
+			       seen, 0))
 			return -1;
 		if (!seen[ARRIVE_COST])
 			return fail(p, "an arrival needs cost_us=");
@@ -457,6 +537,12 @@ static int parse_event(struct parser *p, const struct token *tok, int ntok)
 	return 0;
 }
 
+/*
+ * Words split at blanks; a '#' outside quotes starts a comment. A double
+ * quote opens a quoted part of a word (args="..."), which runs to the next
+ * double quote not escaped by a backslash and takes blanks and '#' as
+ * they are; the word ends with it.
+ */
 static int tokenize(struct parser *p, const char *s, size_t n,
 		    struct token *tok, int *ntok)
 {
@@ -471,8 +557,22 @@ static int tokenize(struct parser *p, const char *s, size_t n,
 			return fail(p, "more than %d words", MAX_TOKENS);
 		size_t start = i;
 		while (i < n && s[i] != ' ' && s[i] != '\t' && s[i] != '\r' &&
-		       s[i] != '#')
+		       s[i] != '#' && s[i] != '"')
 			i++;
+		if (i < n && s[i] == '"') {
+			i++;
+			while (i < n && s[i] != '"')
+				i += s[i] == '\\' && i + 1 < n ? 2 : 1;
+			if (i >= n)
+				return fail(p, "'%.*s' has no closing double "
+					    "quote", (int)(n - start), s + start);
+			i++;
+			if (i < n && s[i] != ' ' && s[i] != '\t' &&
+			    s[i] != '\r' && s[i] != '#')
+				return fail(p, "'%.*s': a quoted value ends its "
+					    "word, but '%c' follows it",
+					    (int)(i - start), s + start, s[i]);
+		}
 		tok[*ntok].s = s + start;
 		tok[*ntok].n = i - start;
 		(*ntok)++;

@@ -12,23 +12,18 @@
 #define TASKSET_LINE_MAX 255
 #define TASKSET_VALUE_LIMIT 0x80000000u /* every number is below 2^31 */
 
-/* What a task runs: the ring-3 program of the same name (user/NAME.c). */
-enum task_work {
-	TASK_WORK_SPIN,
-	TASK_WORK_WRITER,
-	TASK_WORK_BACKTEST,
-	TASK_WORK_HOURGLASS,
-	TASK_WORK_LATENCY,
-	/* Misbehaving on purpose, for the tests (docs/user-programs.md). */
-	TASK_WORK_BAD_KREAD,
-	TASK_WORK_BAD_WRITE_OTHER,
-	TASK_WORK_BAD_EXEC_DATA,
-	TASK_WORK_BAD_DIV0,
-	TASK_WORK_BAD_SYSCALL_PTR,
-	TASK_WORK_BAD_UD,
-	TASK_WORK_BAD_GP,
-	TASK_WORK_COUNT
-};
+/*
+ * What a task runs: work=NAME names the ring-3 program user/NAME.c (or
+ * NAME.c of the directory USER_PROGS_DIR names; docs/user-programs.md). A
+ * program name is 1 to TASKSET_WORK_MAX letters, digits, '_' or '-', the
+ * first a letter; the parser takes any such name, and whoever runs the
+ * set checks that the program exists (the build, the kernel).
+ */
+#define TASKSET_WORK_MAX 31
+#define TASKSET_WORK_DEFAULT "spin"
+
+/* Whether the n bytes at s are a well-formed program name. */
+int taskset_work_name_ok(const char *s, size_t n);
 
 /*
  * Aperiodic servers (docs/formats.md, "`server` lines"), scheduled by
@@ -78,8 +73,19 @@ struct task_spec {
 	uint32_t e, p, d, phase;
 	/* The weight= value; 0 when the task was given as e/p. */
 	uint32_t weight;
-	enum task_work work;
+	char work[TASKSET_WORK_MAX + 1];
 	uint32_t ws;        /* working-set bytes */
+	/* args="...": nargs words (lib/task_args; argv[0], the program's
+	 * name, is not one of them), each NUL-ended, one after another at
+	 * the set's argbuf + args_at, args_len bytes in all (see struct
+	 * taskset). nargs = 0 without args=. */
+	uint32_t args_at, args_len;
+	uint8_t nargs;
+	/* exec=K: each job runs K of its e quanta and then ends itself
+	 * (docs/user-programs.md, "Jobs that end early"); has_exec says it
+	 * was given. Only for e/p tasks, K <= e. */
+	uint8_t has_exec;
+	uint32_t exec;
 	unsigned line;      /* where it was declared, for later messages */
 	uint32_t name_hash;
 	/* Fixed priority (smaller is higher) and CPU, for `pfp`; a server
@@ -117,13 +123,24 @@ struct taskset_event {
 	uint32_t cost_us;   /* TASKSET_ARRIVE only */
 };
 
-/* The caller provides the storage: no allocation, so the kernel can use it. */
+/*
+ * The caller provides the storage: no allocation, so the kernel can use it.
+ * argbuf (argbuf_max bytes; the file's length always suffices) takes the
+ * words of every args=; a reader that never runs programs may leave it
+ * NULL, and then args= is checked but its words are not kept.
+ */
 struct taskset {
 	struct task_spec *task;
 	unsigned ntasks, max_tasks;
 	struct taskset_event *event;
 	unsigned nevents, max_events;
+	char *argbuf;
+	size_t argbuf_len, argbuf_max;
 };
+
+/* Task t's args= words (t->nargs of them, NUL-ended one after another),
+ * or NULL when it has none or the set keeps none. */
+const char *taskset_args(const struct taskset *ts, const struct task_spec *t);
 
 /*
  * Parses len bytes of text. On success returns 0. On error returns -1, writes
@@ -133,10 +150,9 @@ struct taskset {
 int taskset_parse(struct taskset *ts, const char *file, const char *text,
 		  size_t len, char *err, size_t errlen);
 
-/* The name of an action, work kind, server kind or coalescing mode, as
- * written in the file. */
+/* The name of an action, server kind or coalescing mode, as written in
+ * the file. */
 const char *taskset_action_name(enum taskset_action a);
-const char *taskset_work_name(enum task_work w);
 const char *taskset_server_kind_name(enum server_kind k);
 const char *taskset_coalesce_name(enum server_coalesce c);
 

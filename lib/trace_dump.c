@@ -53,7 +53,7 @@ void trace_dump_task(struct trace_dumper *d, unsigned id,
 {
 	emit_fields(d, "TRACE-TASK id=%u name=%s e=%u p=%u d=%u phase=%u "
 		    "weight=%u work=%s", id, t->name, t->e, t->p, t->d,
-		    t->phase, t->weight, taskset_work_name(t->work));
+		    t->phase, t->weight, t->work);
 }
 
 void trace_dump_cpu(struct trace_dumper *d, unsigned cpu,

@@ -68,8 +68,8 @@ $(KERNEL_ELF): $(KDIR)/kernel.pass1.elf $(KDIR)/ksyms_table.o
 
 iso: $(ISO_FILE)
 
-$(ISO_FILE): $(KERNEL_ELF) $(USER_ELFS) boot/grub.cfg scripts/mkiso.sh
-	scripts/mkiso.sh $@
+$(ISO_FILE): $(KERNEL_ELF) $(USER_ELFS) $(UX_ELFS) boot/grub.cfg scripts/mkiso.sh
+	scripts/mkiso.sh $@ $(UX_MKISO)
 
 # ------------------------------------------------------------- make run etc.
 SMP      ?= 4
@@ -90,14 +90,19 @@ endif
 RUN_WORDS := $(strip $(if $(SCHED),sched=$(SCHED)) $(CMDLINE) \
 		$(if $(and $(filter debug,$(MAKECMDGOALS)),$(filter kernel,$(STUB))),gdb=wait))
 
-RUN_ISO := $(if $(RUN_WORDS)$(TASKS),$(BUILD)/run.iso,$(ISO_FILE))
+# RUN_ISO_FILE=path: where `make run` writes its ISO (two runs at once
+# need two).
+RUN_ISO_FILE ?= $(BUILD)/run.iso
+RUN_ISO := $(if $(RUN_WORDS)$(TASKS),$(RUN_ISO_FILE),$(ISO_FILE))
 RUN_ENV := SMP=$(SMP) MACHINE=$(MACHINE) ACCEL=$(ACCEL) FIRMWARE=$(FIRMWARE) \
 	   TYPED=$(if $(filter arrivals=uart irqcheck=uart,$(RUN_WORDS)),1,0)
 
-.PHONY: $(BUILD)/run.iso
-$(BUILD)/run.iso: $(KERNEL_ELF) $(USER_ELFS)
+# With a task set the ISO holds the programs it names, and a name with no
+# program fails here, before a boot (scripts/mkiso.sh).
+.PHONY: $(RUN_ISO_FILE)
+$(RUN_ISO_FILE): $(KERNEL_ELF) $(USER_ELFS) $(UX_ELFS) $(BUILD)/host/taskset_check-fast
 	scripts/mkiso.sh $@ $(if $(RUN_WORDS),--cmdline "$(RUN_WORDS)") \
-		$(if $(TASKS),--tasks "$(TASKS)")
+		$(if $(TASKS),--tasks "$(TASKS)") $(UX_MKISO)
 
 run: deps $(RUN_ISO)
 	@$(RUN_ENV) scripts/run-qemu.sh $(RUN_ISO)

@@ -29,8 +29,30 @@ USER_PROGS := $(patsubst user/%.c,%,$(wildcard user/*.c))
 USER_ELFS := $(USER_PROGS:%=$(UDIR)/%.elf)
 ULIB_OBJ := $(patsubst user/lib/%.c,$(UDIR)/lib/%.o,$(wildcard user/lib/*.c))
 
+# USER_PROGS_DIR=DIR: the user's own programs, DIR/NAME.c each, built like
+# user/'s (they include "lib/sys.h" and the like from user/) into a build
+# directory of DIR's own, and given to the ISO as work=NAME
+# (docs/user-programs.md, "Your own program").
+USER_PROGS_DIR ?=
+UX_DIR := $(if $(USER_PROGS_DIR),$(abspath $(USER_PROGS_DIR)))
+UX_PROGS := $(if $(UX_DIR),$(patsubst $(UX_DIR)/%.c,%,$(wildcard $(UX_DIR)/*.c)))
+$(if $(and $(UX_DIR),$(if $(wildcard $(UX_DIR)/.),,x)),$(error USER_PROGS_DIR=$(USER_PROGS_DIR): no such directory))
+$(if $(and $(UX_DIR),$(if $(UX_PROGS),,x)),$(error USER_PROGS_DIR=$(USER_PROGS_DIR): no NAME.c in it))
+# The build directory mirrors DIR's absolute path: one per directory.
+UX_BUILD := $(if $(UX_DIR),$(BUILD)/user-dirs$(UX_DIR))
+UX_ELFS := $(UX_PROGS:%=$(UX_BUILD)/%.elf)
+# A program name is what lib/taskset takes for work=: 1 to 31 letters,
+# digits, '_' and '-', the first a letter.
+UX_BAD := $(shell printf '%s\n' $(USER_PROGS) $(UX_PROGS) | \
+	grep -vE '^[A-Za-z][A-Za-z0-9_-]{0,30}$$')
+$(if $(UX_BAD),$(error program names work= cannot name (1 to 31 letters, digits, _ and -, the first a letter): $(UX_BAD)))
+UX_BOTH := $(filter $(USER_PROGS),$(UX_PROGS))
+$(if $(UX_BOTH),$(error $(UX_BOTH): in user/ and in USER_PROGS_DIR=$(USER_PROGS_DIR); rename one))
+# What mkiso packs besides user/'s programs.
+UX_MKISO := $(foreach e,$(UX_ELFS),--program $(e))
+
 .PHONY: user
-user: $(USER_ELFS)
+user: $(USER_ELFS) $(UX_ELFS)
 host: user
 
 $(UDIR)/%.o: user/%.c
@@ -46,4 +68,13 @@ $(UDIR)/%.elf: $(UDIR)/%.o $(UDIR)/libuser.a user/user.ld lib/rt_abi.h
 	@echo "  LD    $@"
 	$(Q)$(UCC) $(ULDFLAGS) $< $(UDIR)/libuser.a -o $@
 
--include $(shell find $(UDIR) -name '*.d' 2>/dev/null)
+$(UX_BUILD)/%.o: $(UX_DIR)/%.c
+	@mkdir -p $(dir $@)
+	@echo "  CC (user)           $<"
+	$(Q)$(UCC) $(UCFLAGS) -iquote user -MMD -MP -c $< -o $@
+
+$(UX_BUILD)/%.elf: $(UX_BUILD)/%.o $(UDIR)/libuser.a user/user.ld lib/rt_abi.h
+	@echo "  LD    $@"
+	$(Q)$(UCC) $(ULDFLAGS) $< $(UDIR)/libuser.a -o $@
+
+-include $(shell find $(UDIR) $(if $(UX_DIR),$(UX_BUILD)) -name '*.d' 2>/dev/null)

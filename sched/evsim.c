@@ -337,7 +337,10 @@ struct sched_evsim *sched_evsim_create(const struct sched_plugin *plugin,
 	for (unsigned k = 0; k < m->cpus; k++)
 		m->cpu[k] = (struct cstate){ .task = SCHED_IDLE, .pending = 1 };
 	for (unsigned i = 0; i < ts->ntasks; i++) {
-		m->t[i].cost = (uint64_t)ts->task[i].e * cfg->quantum_us;
+		/* exec=: each job ends itself after exec of its e quanta. */
+		const struct task_spec *sp = &ts->task[i];
+		m->t[i].cost = (uint64_t)(sp->has_exec ? sp->exec : sp->e) *
+			       cfg->quantum_us;
 		m->t[i].m.top = sched_evsim_top(ts, i);
 	}
 	arrival_init(&m->arr, ts,

@@ -4,8 +4,9 @@
  * CPUs run what the plugin answered, jobs end when their work is done,
  * aperiodic jobs arrive (lib/arrival), one-shot timers fire at next_call().
  *
- * Work: a periodic job needs e * quantum_us microseconds, an aperiodic job
- * its cost_us. Each time a CPU changes what it runs (to or from idle too)
+ * Work: a periodic job needs e * quantum_us microseconds (exec * quantum_us
+ * for a task given exec=: its jobs end before their budget), an aperiodic
+ * job its cost_us. Each time a CPU changes what it runs (to or from idle too)
  * the first cxs_us of the new choice are a context switch that does no
  * work but is charged to it -- the per-preemption cost of the sporadic-
  * server paper's experiment (Sec. 3), which the toll is meant to cover.

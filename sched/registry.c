@@ -10,7 +10,9 @@ extern const struct sched_plugin spd2;
 extern const struct sched_plugin gdq_plugin;
 extern const struct sched_plugin gedf;
 extern const struct sched_plugin pedf;
+extern const struct sched_plugin cedf;
 extern const struct sched_plugin ngedf;
+extern const struct sched_plugin gfp;
 extern const struct sched_plugin pfp_plugin;
 
 const struct sched_plugin *const sched_plugins[] = {
@@ -19,7 +21,9 @@ const struct sched_plugin *const sched_plugins[] = {
 	&gdq_plugin,
 	&gedf,
 	&pedf,
+	&cedf,
 	&ngedf,
+	&gfp,
 	&pfp_plugin,
 	0,
 };

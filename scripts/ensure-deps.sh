@@ -18,6 +18,12 @@ want /usr/include/stdio.h libc6-dev
 want make make
 want python3 python3
 python3 -c 'import venv, ensurepip' >/dev/null 2>&1 || need_pkgs+=(python3-venv)
+# The fuzz targets (mk/fuzz.mk): clang, and its libFuzzer runtime, which
+# clang only recommends.
+want clang clang
+command -v clang >/dev/null 2>&1 &&
+	[[ -e $(clang -print-resource-dir)/lib/linux/libclang_rt.fuzzer-x86_64.a ]] ||
+	need_pkgs+=(libclang-rt-dev)
 if [[ $what == kernel ]]; then
 	want nasm nasm
 	want grub-mkrescue grub-common

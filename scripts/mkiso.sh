@@ -1,23 +1,45 @@
 #!/usr/bin/env bash
 # Builds a bootable ISO (BIOS and UEFI, hybrid for USB sticks) from
-# build/kernel/kernel.elf, the ring-3 programs build/user/NAME.elf (one for
-# each user/NAME.c) and boot/grub.cfg.
+# build/kernel/kernel.elf, ring-3 programs and boot/grub.cfg.
 #   scripts/mkiso.sh OUT.iso [--cmdline "words"] [--tasks FILE.tasks]
 #                            [--entry N]   (the default menu entry, from 0)
-#                            [--omit-program NAME]   (leave user/NAME out,
-#                            as a medium without that program would be)
+#                            [--program PATH.elf]...   (a program besides
+#                            user/'s, named by its file: USER_PROGS_DIR)
+#                            [--omit-program NAME]   (leave NAME out, as a
+#                            medium without that program would be)
+# The programs there are: build/user/NAME.elf for each user/NAME.c, and
+# each --program. With --tasks it packs exactly those the task set names
+# (work=, tools/taskset_check --works) and refuses a name none of them
+# has, naming its task and line; without, or when the set does not parse
+# (the kernel then says why at boot), it packs them all.
 # Safe to run concurrently for different OUT paths.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=$1
 shift
 extra="" tasks="" entry=0 omit=""
+declare -A have=()
+names=()
+for src in user/*.c; do
+	name=$(basename "$src" .c)
+	have[$name]=build/user/$name.elf
+	names+=("$name")
+done
 while (($#)); do
 	case $1 in
 	--cmdline) extra=$2; shift 2 ;;
 	--tasks) tasks=$2; shift 2 ;;
 	--entry) entry=$2; shift 2 ;;
 	--omit-program) omit=$2; shift 2 ;;
+	--program)
+		name=$(basename "$2" .elf)
+		if [[ -n ${have[$name]:-} ]]; then
+			echo "mkiso: two programs named $name: ${have[$name]} and $2" >&2
+			exit 2
+		fi
+		have[$name]=$2
+		names+=("$name")
+		shift 2 ;;
 	*) echo "mkiso: unknown option $1" >&2; exit 2 ;;
 	esac
 done
@@ -38,13 +60,37 @@ if [[ -n $tasks ]]; then
 	# the task set still finds it.
 	modules+=("module2 /boot/taskset.tasks $(basename "$tasks")")
 fi
-# Every program of user/ as a module named user:NAME, the name a task's
-# work= gives (lib/taskset), by which the kernel finds it.
+# The programs to pack: those the task set names, or all of them.
+want=()
+if [[ -n $tasks ]]; then
+	check=build/host/taskset_check-fast
+	[[ -x $check ]] || { echo "mkiso: $check missing: run make host" >&2; exit 1; }
+	# A set that does not parse gets every program: the kernel names
+	# what is wrong with it at boot (the tests boot such sets on purpose).
+	works=$("$check" --works "$tasks" 2>/dev/null) ||
+		works=$(printf '0 - %s\n' "${names[@]}")
+	declare -A seen=()
+	while read -r line task name; do
+		[[ -z $name || -n ${seen[$name]:-} || $name == "$omit" ]] &&
+			continue
+		seen[$name]=1
+		if [[ -z ${have[$name]:-} ]]; then
+			echo "mkiso: $tasks:$line: task $task: work=$name: no program" \
+			     "$name (no user/$name.c, and no $name.c in USER_PROGS_DIR)" >&2
+			exit 1
+		fi
+		want+=("$name")
+	done <<<"$works"
+else
+	for name in "${names[@]}"; do
+		[[ $name == "$omit" ]] || want+=("$name")
+	done
+fi
+# Each as a module named user:NAME, the name a task's work= gives
+# (lib/taskset), by which the kernel finds it.
 mkdir -p "$stage/boot/user"
-for src in user/*.c; do
-	name=$(basename "$src" .c)
-	[[ $name == "$omit" ]] && continue
-	prog=build/user/$name.elf
+for name in "${want[@]}"; do
+	prog=${have[$name]}
 	[[ -f $prog ]] || { echo "mkiso: $prog missing: run make user" >&2; exit 1; }
 	cp "$prog" "$stage/boot/user/$name.elf"
 	modules+=("module2 /boot/user/$name.elf user:$name")

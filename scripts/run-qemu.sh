@@ -11,7 +11,8 @@ args=(-machine "${MACHINE:-pc}" -smp "${SMP:-4}" -m 256M -display none
       -device isa-debug-exit,iobase=0xf4,iosize=0x04)
 case ${ACCEL:-tcg} in
 tcg) args+=(-accel tcg) ;;
-kvm) args+=(-accel kvm -cpu host) ;;
+# -arch-capabilities: QEMU 7.2 aborts setting that MSR on AMD hosts.
+kvm) args+=(-accel kvm -cpu host,-arch-capabilities) ;;
 *) echo "run-qemu: ACCEL must be tcg or kvm" >&2; exit 2 ;;
 esac
 if [[ ${FIRMWARE:-bios} == uefi ]]; then

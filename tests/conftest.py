@@ -94,10 +94,17 @@ def iso_with(iso, tmp_path):
 
 # ---- make experiments (tests/host/test_experiments.py for the host-side
 # ones, tests/boot/test_experiments_kernel.py for those that boot).
+# The experiments' and benchmarks' tests run their items in the test's
+# process, uncached: what they test is the kernel and the analysis, which
+# must not come from an earlier run's results (the engine and the cache
+# have tests/host/test_workitems.py).
+HERE_UNCACHED = ["--workers", "0", "--no-cache"]
+
+
 def run_experiment(name, out, timeout=300):
     proc = subprocess.run(
         [sys.executable, str(ROOT / "tools/experiments/run.py"), "--exp",
-         name, "--mode", "tiny", "--out", str(out)],
+         name, "--mode", "tiny", "--out", str(out), *HERE_UNCACHED],
         capture_output=True, text=True, timeout=timeout)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
 

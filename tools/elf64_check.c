@@ -1,7 +1,8 @@
 /*
  * tools/elf64_check: checks ring-3 programs with the same lib/elf64 the
- * kernel loads them with; prints each accepted file as a JSON line (entry
- * and segments), or the reason it was refused.
+ * kernel loads them with; prints each accepted file as a JSON line (entry,
+ * segments and the program's declaration, lib/rt_abi.h: its RT_PROG_*
+ * flags, or null without one), or the reason it was refused.
  *
  *   elf64_check FILE.elf...
  */
@@ -39,7 +40,10 @@ static int check(const char *path)
 		       s->flags & ELF64_PF_W ? 'w' : '-',
 		       s->flags & ELF64_PF_X ? 'x' : '-');
 	}
-	printf("]}\n");
+	if (img.has_prog_note)
+		printf("], \"declaration\": %u}\n", img.prog_flags);
+	else
+		printf("], \"declaration\": null}\n");
 	return 0;
 }
 

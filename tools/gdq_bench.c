@@ -58,7 +58,7 @@ int main(int argc, char **argv)
 		snprintf(tasks[i].name, sizeof tasks[i].name, "P%u", i);
 		tasks[i].weight = 1 + (uint32_t)(xorshift64(&rng) % 1000);
 	}
-	struct taskset ts = { tasks, n, n, NULL, 0, 0 };
+	struct taskset ts = { .task = tasks, .ntasks = n, .max_tasks = n };
 	struct sched_param params[3] = {
 		{ "gdq_T", arg(argc, argv, "--T", 20) },
 		{ "gdq_delta", arg(argc, argv, "--delta", 4) },

@@ -3,6 +3,7 @@
  * task-set file and prints the schedule as JSON lines (docs/formats.md,
  * "Schedules as JSON lines"; docs/schedulers.md, "The simulator"). The same plugin code runs in the kernel.
  *
+ *   schedsim --list
  *   schedsim --sched NAME --cpus M --slots T [--seed S]
  *            [--ticks aligned|staggered] [--param NAME=VALUE]...
  *            [--quantum-us Q] [--cxs-us C] [--summary-only] [--timing]
@@ -29,6 +30,17 @@
  * last answer in between. The schedule must be the one of calls at every
  * boundary; stderr gets "schedsim: at-events decided=N slots=T".
  *
+ * --list: the registry (sched/registry.c), one JSON line per plugin --
+ * {"name", "description", "ticks": "aligned"|"staggered", "driven":
+ * "boundaries"|"events"|"microseconds", "ordered", "params": [...],
+ * "at": [the `at` actions it takes], "complete", "servers", "dump",
+ * "summary"} -- for tests and tools that go through every plugin without
+ * naming one (docs/writing-a-scheduler.md). Needs no other argument.
+ *
+ * Tasks given exec= end their jobs early: a quantum-driven run follows the
+ * kernel's rules for them (tools/schedsim_exec.h) and prints what executes
+ * in each slot; an event-driven one gives each job exec quanta of work.
+ *
  * --bus (quantum-driven schedulers): the schedule's quantum starts drive
  * sched/bus_model (bus contention at the boundaries, staggered Pfair Sec.
  * 5.1); per-task completion delays come as {"bus": ...} lines and one
@@ -48,6 +60,7 @@
 #include "../sched/report.h"
 #include "../sched/sched.h"
 #include "schedsim_bus.h"
+#include "schedsim_exec.h"
 #include "taskset_file.h"
 
 #define MAX_PARAMS 32
@@ -66,7 +79,8 @@ const char *__asan_default_options(void)
 static void usage(void)
 {
 	fprintf(stderr,
-		"usage: schedsim --sched NAME --cpus M --slots T [--seed S]\n"
+		"usage: schedsim --list\n"
+		"       schedsim --sched NAME --cpus M --slots T [--seed S]\n"
 		"                [--ticks aligned|staggered] [--param NAME=VALUE]...\n"
 		"                [--quantum-us Q] [--cxs-us C] [--summary-only]\n"
 		"                [--timing] [--dump-at SLOT] [--at-events]\n"
@@ -78,6 +92,65 @@ static void usage(void)
 		fprintf(stderr, " %s", sched_plugins[i]->name);
 	fprintf(stderr, "\n");
 	exit(2);
+}
+
+/* text as a JSON string. */
+static void json_string(const char *text)
+{
+	putchar('"');
+	for (const char *c = text; *c; c++) {
+		if (*c == '"' || *c == '\\')
+			printf("\\%c", *c);
+		else if ((unsigned char)*c < 0x20)
+			printf("\\u%04x", (unsigned char)*c);
+		else
+			putchar(*c);
+	}
+	putchar('"');
+}
+
+static const char *json_bool(int b)
+{
+	return b ? "true" : "false";
+}
+
+/* --list: every plugin of the registry, what a driver must know of it. */
+static void list_plugins(void)
+{
+	for (unsigned i = 0; i < sched_nplugins; i++) {
+		const struct sched_plugin *p = sched_plugins[i];
+		printf("{\"name\": ");
+		json_string(p->name);
+		printf(", \"description\": ");
+		json_string(p->description ? p->description : "");
+		printf(", \"ticks\": \"%s\", \"driven\": \"%s\", "
+		       "\"ordered\": %s, \"params\": [",
+		       p->staggered ? "staggered" : "aligned",
+		       p->event_us ? "microseconds" :
+		       p->next_event ? "events" : "boundaries",
+		       json_bool(p->ordered));
+		for (const char *const *q = p->params; q && *q; q++) {
+			if (q != p->params)
+				printf(", ");
+			json_string(*q);
+		}
+		printf("], \"at\": [");
+		const void *at[] = { (const void *)p->join,
+				     (const void *)p->leave,
+				     (const void *)p->block,
+				     (const void *)p->wake };
+		const char *at_names[] = { "join", "leave", "block", "wake" };
+		const char *sep = "";
+		for (unsigned k = 0; k < 4; k++)
+			if (at[k]) {
+				printf("%s\"%s\"", sep, at_names[k]);
+				sep = ", ";
+			}
+		printf("], \"complete\": %s, \"servers\": %s, \"dump\": %s, "
+		       "\"summary\": %s}\n", json_bool(p->complete != 0),
+		       json_bool(p->arrive != 0), json_bool(p->dump != 0),
+		       json_bool(p->summary != 0));
+	}
 }
 
 static uint64_t number_arg(const char *opt, const char *s, uint64_t min,
@@ -254,10 +327,18 @@ int main(int argc, char **argv)
 	unsigned nparams = 0;
 	struct sim_bus bus = { 0 };
 
+	if (argc == 2 && !strcmp(argv[1], "--list")) {
+		list_plugins();
+		return 0;
+	}
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		int has_val = i + 1 < argc;
-		if (!strcmp(a, "--sched") && has_val)
+		if (!strcmp(a, "--list")) {
+			fprintf(stderr, "schedsim: --list takes no other "
+				"argument\n");
+			exit(2);
+		} else if (!strcmp(a, "--sched") && has_val)
 			sched_name = argv[++i];
 		else if (!strcmp(a, "--cpus") && has_val)
 			cpus = number_arg(a, argv[++i], 1, 1024);
@@ -365,9 +446,17 @@ int main(int argc, char **argv)
 		taskset_file_free(&ts);
 		return rc;
 	}
+	struct sim_exec early;
+	sim_exec_start(&early, &ts, (unsigned)cpus, plugin->ordered);
+	if (early.any && at_events) {
+		fprintf(stderr, "schedsim: --at-events: the set has tasks whose "
+			"jobs end early (exec=), which end at any slot\n");
+		exit(2);
+	}
 	struct sched_driver drv;
 	if (sched_driver_create(&drv, plugin, &cfg, env_alloc, NULL,
-				record_choice, choice)) {
+				early.any ? sim_exec_choice : record_choice,
+				early.any ? (void *)&early : (void *)choice)) {
 		fprintf(stderr, "%s: %s\n", file, drv.err.msg);
 		return 1;
 	}
@@ -377,7 +466,13 @@ int main(int argc, char **argv)
 			      env_alloc);
 	uint64_t loop_ns = 0, start = cpu_ns(), next = 0, decided = 0;
 	for (uint64_t t = 0; t < slots; t++) {
-		if (t == next) {
+		if (t == next && early.any) {
+			if (sim_exec_slot(&early, &drv, t, file))
+				return 1;
+			sim_exec_row(&early, t, choice);
+			decided++;
+			next = t + 1;
+		} else if (t == next) {
 			if (decide_slot(&drv, (unsigned)cpus, t, file))
 				return 1;
 			decided++;
@@ -423,6 +518,7 @@ int main(int argc, char **argv)
 			     slots, staggered);
 	free_plugin_memory();
 	free(choice);
+	sim_exec_free(&early);
 	taskset_file_free(&ts);
 	return 0;
 }

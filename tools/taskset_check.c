@@ -4,10 +4,16 @@
  * or the error.
  *
  *   taskset_check FILE.tasks...
+ *   taskset_check --works FILE.tasks
+ *
+ * --works prints "LINE TASK WORK" for each task and server, one a line:
+ * the programs a run of the set needs (scripts/mkiso.sh packs them).
  */
 #include <stdio.h>
+#include <string.h>
 
 #include "../lib/taskset.h"
+#include "json_str.h"
 #include "taskset_file.h"
 
 static void print_server(const struct task_spec *t)
@@ -26,6 +32,31 @@ static void print_server(const struct task_spec *t)
 	printf("}\n");
 }
 
+static void print_args(const struct taskset *ts, const struct task_spec *t)
+{
+	const char *w = taskset_args(ts, t);
+	if (!w)
+		return;
+	printf(", \"args\": [");
+	for (unsigned i = 0; i < t->nargs; i++) {
+		printf("%s", i ? ", " : "");
+		json_string(w, strlen(w));
+		w += strlen(w) + 1;
+	}
+	printf("]");
+}
+
+static int works(const char *path)
+{
+	struct taskset ts;
+	int rc = taskset_file_load(path, &ts);
+	for (unsigned i = 0; i < ts.ntasks; i++)
+		printf("%u %s %s\n", ts.task[i].line, ts.task[i].name,
+		       ts.task[i].work);
+	taskset_file_free(&ts);
+	return rc;
+}
+
 static int check(const char *path)
 {
 	struct taskset ts;
@@ -39,11 +70,14 @@ static int check(const char *path)
 		printf("{\"task\": \"%s\", \"e\": %u, \"p\": %u, \"d\": %u, "
 		       "\"phase\": %u, \"weight\": %u, \"work\": \"%s\", \"ws\": %u",
 		       t->name, t->e, t->p, t->d, t->phase, t->weight,
-		       taskset_work_name(t->work), t->ws);
+		       t->work, t->ws);
 		if (t->has_prio)
 			printf(", \"prio\": %u", t->prio);
 		if (t->cpu)
 			printf(", \"cpu\": %u", t->cpu);
+		if (t->has_exec)
+			printf(", \"exec\": %u", t->exec);
+		print_args(&ts, t);
 		printf("}\n");
 	}
 	for (unsigned i = 0; i < ts.nevents; i++) {
@@ -62,8 +96,11 @@ static int check(const char *path)
 
 int main(int argc, char **argv)
 {
-	if (argc < 2) {
-		fprintf(stderr, "usage: taskset_check FILE.tasks...\n");
+	if (argc == 3 && !strcmp(argv[1], "--works"))
+		return works(argv[2]);
+	if (argc < 2 || argv[1][0] == '-') {
+		fprintf(stderr, "usage: taskset_check FILE.tasks...\n"
+			"       taskset_check --works FILE.tasks\n");
 		return 2;
 	}
 	int rc = 0;

@@ -15,12 +15,13 @@ static void taskset_file_free(struct taskset *ts)
 {
 	free(ts->task);
 	free(ts->event);
+	free(ts->argbuf);
 	*ts = (struct taskset){ 0 };
 }
 
 /*
- * Fills *ts from path, its arrays sized by the file's line count (free them
- * with taskset_file_free). Returns 0, or 1 after printing why: the system's
+ * Fills *ts from path, its arrays sized by the file's line count and its
+ * args= words kept (free them with taskset_file_free). Returns 0, or 1 after printing why: the system's
  * reason (a directory's "cannot read: Is a directory"), or the parser's
  * "file:line: message" (ts is then empty).
  */
@@ -38,7 +39,10 @@ static int taskset_file_load(const char *path, struct taskset *ts)
 	ts->max_tasks = (unsigned)lines;
 	ts->event = calloc(lines, sizeof(struct taskset_event));
 	ts->max_events = (unsigned)lines;
-	if (!ts->task || !ts->event) {
+	/* args= words never take more than the file's bytes. */
+	ts->argbuf = malloc(len + 1);
+	ts->argbuf_max = len + 1;
+	if (!ts->task || !ts->event || !ts->argbuf) {
 		fprintf(stderr, "%s: out of memory for %zu lines\n", path, lines);
 		free(text);
 		taskset_file_free(ts);

@@ -99,6 +99,7 @@ static void read_tasks(struct run *r)
 		struct task_spec *t = &r->task[i];
 		if (scanf(" task %31s %u %u %u", t->name, &t->e, &t->p, &t->d) != 4)
 			die("expected 'task NAME E P D'");
+		snprintf(t->work, sizeof t->work, "%s", TASKSET_WORK_DEFAULT);
 	}
 }
 

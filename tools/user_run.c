@@ -5,7 +5,10 @@
  * set, the stack and a filled control page. Its system calls never reach
  * Linux: PTRACE_SYSEMU stops the process at each SYSCALL and this program
  * answers as the rtk kernel would (RT_SYS_*, one job every p quanta from
- * the start, pointers checked against the task's own pages). A fault
+ * the start, pointers checked against the task's own pages; a task alone
+ * on its CPU, so the synchronous release comes at once and a job has run
+ * every whole quantum since it began). Its first frame holds argc and
+ * argv, argv[0] the file's name without ".elf". A fault
  * (SIGSEGV, SIGFPE, SIGILL, ...) ends the run. The program runs on real
  * hardware in ring 3, so the tests see what it does, short of the kernel.
  *
@@ -13,8 +16,12 @@
  *     --ms N            end after N ms (default 100)
  *     --pause-at N --pause-ms M   stop the task at N ms for M ms: time it
  *                       did not get, which its hourglass must see
- *     --jobs N          end at the N-th RT_SYS_SLEEP_NEXT_PERIOD
+ *     --jobs N          end at the N-th job's end (RT_SYS_SLEEP_NEXT_PERIOD
+ *                       or RT_SYS_END_JOB)
  *     --e E --p P --d D --weight W --quantum-us Q --task I --seed S
+ *     --exec K          the task's exec= (RT_SYS_TASK_INFO)
+ *     --args "WORDS"    argv[1..]: WORDS as between the quotes of a task
+ *                       line's args="..." (lib/task_args.h)
  *     --ws BYTES        the working set (default 4096)
  *     --other-page A    ctl->other_page
  *     --magic M         ctl->magic (to see the program refuse a bad one)
@@ -49,6 +56,8 @@
 
 #include "../lib/elf64.h"
 #include "../lib/rt_abi.h"
+#include "../lib/task_args.h"
+#include "json_str.h"
 #include "read_file.h"
 
 #define PAGE 4096ull
@@ -57,7 +66,9 @@
 
 struct options {
 	uint64_t ms, pause_at, pause_ms, jobs, e, p, d, weight, quantum_us;
-	uint64_t task, seed, ws;
+	uint64_t task, seed, ws, exec;
+	int has_exec;
+	const char *args;
 	uint64_t quantum_ns;
 	uint64_t other_page, magic;
 	int lenient_pointers, exec_data;
@@ -79,7 +90,11 @@ struct run {
 	struct region region[MAX_REGIONS];
 	unsigned nregions;
 	uint64_t epoch_tsc, tsc_khz, job;
+	uint64_t job_began_ns; /* when the current job could first run */
 	uint64_t start_tsc;    /* when the task's first instruction ran */
+	uint8_t frame[PAGE];   /* the stack's top page: argc, argv */
+	uint64_t rsp;
+	char name[RT_NAME_MAX]; /* argv[0] */
 	uint64_t calls[RT_SYS_COUNT + 1];   /* the last: unknown numbers */
 	uint64_t traced[TRACE_KEPT][2];     /* RT_SYS_TRACE's job and value */
 	char console[CONSOLE_MAX];
@@ -120,6 +135,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{ "--task", offsetof(struct options, task) },
 		{ "--seed", offsetof(struct options, seed) },
 		{ "--ws", offsetof(struct options, ws) },
+		{ "--exec", offsetof(struct options, exec) },
 		{ "--other-page", offsetof(struct options, other_page) },
 		{ "--magic", offsetof(struct options, magic) },
 	};
@@ -137,6 +153,12 @@ static int parse_options(int argc, char **argv, struct options *o)
 			o->dump_ws = argv[++i];
 			continue;
 		}
+		if (!strcmp(a, "--args") && i + 1 < argc) {
+			o->args = argv[++i];
+			continue;
+		}
+		if (!strcmp(a, "--exec"))
+			o->has_exec = 1;
 		size_t k = 0;
 		while (k < sizeof nums / sizeof nums[0] && strcmp(a, nums[k].name))
 			k++;
@@ -250,8 +272,36 @@ static void child(struct run *r, const struct elf64_image *img,
 		.gap_threshold_cycles = r->tsc_khz / 50, /* 20 us */
 		.seed = o->seed, .other_page = o->other_page,
 	};
+	memcpy((void *)(RT_STACK_TOP - PAGE), r->frame, PAGE);
 	kill(getpid(), SIGSTOP);
 	_exit(4);
+}
+
+/* argv[0] (the file's name without ".elf") and --args into r->frame. */
+static int build_frame(struct run *r)
+{
+	const struct options *o = r->opt;
+	const char *base = strrchr(o->program, '/');
+	base = base ? base + 1 : o->program;
+	size_t n = strcspn(base, ".");
+	snprintf(r->name, sizeof r->name, "%.*s", (int)n, base);
+	static char words[PAGE];
+	unsigned nwords = 0;
+	size_t len;
+	const char *why;
+	if (o->args && task_args_split(o->args, strlen(o->args), words,
+				       sizeof words, &nwords, &len, &why)) {
+		fprintf(stderr, "user_run: --args %s: %s\n", o->args, why);
+		return -1;
+	}
+	r->rsp = task_args_frame(r->frame, PAGE, RT_STACK_TOP, r->name, words,
+				 nwords);
+	if (!r->rsp) {
+		fprintf(stderr, "user_run: --args %s: more than a page\n",
+			o->args);
+		return -1;
+	}
+	return 0;
 }
 
 /* The task's own pages hold [p, p + len) (writable ones, if asked). */
@@ -267,24 +317,9 @@ static int user_range_ok(const struct run *r, uint64_t p, uint64_t len,
 	return 0;
 }
 
-static void json_string(const char *s, size_t n)
-{
-	putchar('"');
-	for (size_t i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)s[i];
-		if (c == '"' || c == '\\')
-			printf("\\%c", c);
-		else if (c < 0x20 || c >= 0x7f)
-			printf("\\u%04x", c);
-		else
-			putchar(c);
-	}
-	putchar('"');
-}
-
 static const char *const call_names[RT_SYS_COUNT + 1] = {
-	"exit", "sleep_next_period", "time", "job_info", "write", "trace",
-	"unknown",
+	"exit", "sleep_next_period", "time", "job_info", "write",
+	"wait_release", "end_job", "task_info", "trace", "unknown",
 };
 
 static void report(struct run *r, const char *end, const char *detail)
@@ -357,6 +392,42 @@ static int dump_ws(const struct run *r)
 	return ok ? 0 : 1;
 }
 
+static void job_info(const struct run *r, struct rt_job_info *info)
+{
+	const struct options *o = r->opt;
+	uint64_t release = r->job * o->p * o->quantum_ns, now = now_ns(r);
+	uint64_t began = r->job_began_ns > release ? r->job_began_ns : release;
+	/* Alone on its CPU, the job has run every quantum since it began. */
+	uint64_t ran = now > began ? (now - began) / o->quantum_ns : 0;
+	*info = (struct rt_job_info){
+		.job = r->job, .release_ns = release,
+		.deadline_ns = release + o->d * o->quantum_ns,
+		.budget_ns = o->e * o->quantum_ns,
+		.period_ns = o->p * o->quantum_ns,
+		.now_ns = now, .task = (uint32_t)o->task,
+		.ran_ns = ran * o->quantum_ns,
+	};
+}
+
+static void task_info(const struct run *r, struct rt_task_info *t)
+{
+	const struct options *o = r->opt;
+	uint64_t q = o->quantum_ns;
+	*t = (struct rt_task_info){
+		.task = (uint32_t)o->task, .cpus = 1, .e = (uint32_t)o->e,
+		.p = (uint32_t)o->p, .d = (uint32_t)o->d,
+		.weight = (uint32_t)o->weight,
+		.exec = o->has_exec ? (uint32_t)o->exec : RT_NOT_GIVEN,
+		.ws_bytes = (uint32_t)o->ws, .prio = RT_NOT_GIVEN,
+		.quantum_ns = q, .budget_ns = o->e * q, .period_ns = o->p * q,
+		.deadline_ns = o->d * q,
+		.exec_ns = (o->has_exec ? o->exec : o->e) * q,
+	};
+	snprintf(t->name, sizeof t->name, "T%llu", (unsigned long long)o->task);
+	snprintf(t->work, sizeof t->work, "%s", r->name);
+	snprintf(t->sched, sizeof t->sched, "user_run");
+}
+
 /* Answers one system call; returns 1 when the run ends with it. */
 static int syscall_stop(struct run *r, struct user_regs_struct *regs)
 {
@@ -371,7 +442,8 @@ static int syscall_stop(struct run *r, struct user_regs_struct *regs)
 		report(r, "exit", detail);
 		return 1;
 	}
-	if (nr == RT_SYS_SLEEP_NEXT_PERIOD) {
+	if (nr == RT_SYS_SLEEP_NEXT_PERIOD ||
+	    (nr == RT_SYS_END_JOB && regs->rdi == r->job)) {
 		if (!o->p) {
 			ret = -RT_EINVAL;
 		} else {
@@ -382,8 +454,13 @@ static int syscall_stop(struct run *r, struct user_regs_struct *regs)
 			}
 			while (now_ns(r) < r->job * o->p * o->quantum_ns)
 				;
+			r->job_began_ns = now_ns(r);
 			ret = 0;
 		}
+	} else if (nr == RT_SYS_END_JOB) {
+		ret = o->p && regs->rdi < r->job ? RT_JOB_ENDED : -RT_EINVAL;
+	} else if (nr == RT_SYS_WAIT_RELEASE) {
+		ret = 0;
 	} else if (nr == RT_SYS_TIME) {
 		ret = (int64_t)now_ns(r);
 	} else if (nr == RT_SYS_TRACE) {
@@ -393,13 +470,16 @@ static int syscall_stop(struct run *r, struct user_regs_struct *regs)
 			r->traced[n][1] = regs->rsi;
 		}
 		ret = 0;
-	} else if (nr == RT_SYS_JOB_INFO || nr == RT_SYS_WRITE) {
-		int job_info = nr == RT_SYS_JOB_INFO;
+	} else if (nr == RT_SYS_JOB_INFO || nr == RT_SYS_WRITE ||
+		   nr == RT_SYS_TASK_INFO) {
+		int out = nr != RT_SYS_WRITE;
 		uint64_t p = regs->rdi;
-		uint64_t len = job_info ? sizeof(struct rt_job_info) : regs->rsi;
-		if (!job_info && len > RT_WRITE_MAX) {
+		uint64_t len = nr == RT_SYS_JOB_INFO ? sizeof(struct rt_job_info)
+			       : nr == RT_SYS_TASK_INFO ? sizeof(struct rt_task_info)
+			       : regs->rsi;
+		if (!out && len > RT_WRITE_MAX) {
 			ret = -RT_EINVAL;
-		} else if (len && !user_range_ok(r, p, len, job_info)) {
+		} else if (len && !user_range_ok(r, p, len, out)) {
 			snprintf(detail, sizeof detail,
 				 ", \"reason\": \"%s pointer 0x%llx + %llu outside "
 				 "the task's pages\"", call_names[nr],
@@ -409,17 +489,17 @@ static int syscall_stop(struct run *r, struct user_regs_struct *regs)
 				return 1;
 			}
 			ret = -RT_EINVAL;
-		} else if (job_info) {
-			uint64_t release = r->job * o->p * o->quantum_ns;
-			struct rt_job_info info = {
-				.job = r->job, .release_ns = release,
-				.deadline_ns = release + o->d * o->quantum_ns,
-				.budget_ns = o->e * o->quantum_ns,
-				.period_ns = o->p * o->quantum_ns,
-				.now_ns = now_ns(r), .task = (uint32_t)o->task,
-			};
-			struct iovec local = { &info, sizeof info };
-			struct iovec remote = { (void *)p, sizeof info };
+		} else if (out) {
+			union {
+				struct rt_job_info job;
+				struct rt_task_info task;
+			} u;
+			if (nr == RT_SYS_JOB_INFO)
+				job_info(r, &u.job);
+			else
+				task_info(r, &u.task);
+			struct iovec local = { &u, len };
+			struct iovec remote = { (void *)p, len };
 			process_vm_writev(r->pid, &local, 1, &remote, 1, 0);
 			ret = 0;
 		} else {
@@ -487,7 +567,7 @@ static int trace(struct run *r, const struct elf64_image *img)
 	regs.rbp = regs.r8 = regs.r9 = regs.r10 = regs.r11 = regs.r12 = 0;
 	regs.r13 = regs.r14 = regs.r15 = 0;
 	regs.rip = img->entry;
-	regs.rsp = RT_STACK_TOP;
+	regs.rsp = r->rsp;
 	regs.orig_rax = (uint64_t)-1;
 	ptrace(PTRACE_SETREGS, r->pid, 0, &regs);
 
@@ -562,6 +642,8 @@ int main(int argc, char **argv)
 		add_region(&r, RT_WS_BASE, RT_WS_BASE + page_up(o.ws), 1);
 	add_region(&r, RT_STACK_TOP - RT_STACK_SIZE, RT_STACK_TOP, 1);
 	add_region(&r, RT_CONTROL, RT_CONTROL + PAGE, 1);
+	if (build_frame(&r))
+		return 2;
 	r.tsc_khz = measure_tsc_khz();
 	r.epoch_tsc = __rdtsc();
 	fflush(stdout);

@@ -31,6 +31,9 @@
 #include "lib/start.h"
 #include "lib/sys.h"
 
+/* Its jobs end by sleep_next_period, and their size comes from e/p. */
+RT_PROGRAM(RT_PROG_ENDS_JOBS | RT_PROG_NEEDS_PERIODS);
+
 /* Iterations per job at weight 1. On hardware an iteration costs two
  * cache misses at worst (a few hundred ns with both going to DRAM), so
  * even then a job fits a period of one 1 ms quantum. */
@@ -52,8 +55,10 @@ static int64_t say_sleep_refused(int64_t rc)
 	return BACKTEST_EXIT_SLEEP_REFUSED;
 }
 
-int64_t user_main(volatile struct rt_control *ctl)
+int64_t user_main(int argc, char **argv, volatile struct rt_control *ctl)
 {
+	(void)argc;
+	(void)argv;
 	volatile uint32_t *array = (volatile uint32_t *)RT_WS_BASE;
 	uint64_t size = ctl->ws_bytes / sizeof(*array);
 	if (size == 0) {

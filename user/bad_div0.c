@@ -5,8 +5,10 @@
 #include "lib/bad.h"
 #include "lib/start.h"
 
-int64_t user_main(volatile struct rt_control *ctl)
+int64_t user_main(int argc, char **argv, volatile struct rt_control *ctl)
 {
+	(void)argc;
+	(void)argv;
 	volatile uint64_t divisor = 0;
 	bad_announce("bad_div0", "divide by zero");
 	ctl->iterations = ctl->task / divisor;

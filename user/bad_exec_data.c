@@ -9,8 +9,10 @@
 
 static uint8_t data_code[16] = { 0xc3 };
 
-int64_t user_main(volatile struct rt_control *ctl)
+int64_t user_main(int argc, char **argv, volatile struct rt_control *ctl)
 {
+	(void)argc;
+	(void)argv;
 	(void)ctl;
 	bad_announce_at("bad_exec_data", "call into its data",
 			(uint64_t)data_code);

@@ -5,8 +5,10 @@
 #include "lib/bad.h"
 #include "lib/start.h"
 
-int64_t user_main(volatile struct rt_control *ctl)
+int64_t user_main(int argc, char **argv, volatile struct rt_control *ctl)
 {
+	(void)argc;
+	(void)argv;
 	(void)ctl;
 	bad_announce("bad_gp", "execute hlt in ring 3");
 	__asm__ volatile("hlt");

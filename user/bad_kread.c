@@ -7,8 +7,10 @@
 #include "lib/bad.h"
 #include "lib/start.h"
 
-int64_t user_main(volatile struct rt_control *ctl)
+int64_t user_main(int argc, char **argv, volatile struct rt_control *ctl)
 {
+	(void)argc;
+	(void)argv;
 	(void)ctl;
 	bad_announce_at("bad_kread", "read kernel memory", BAD_KERNEL_ADDRESS);
 	(void)*(volatile uint64_t *)BAD_KERNEL_ADDRESS;

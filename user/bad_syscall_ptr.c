@@ -9,8 +9,10 @@
 #include "lib/start.h"
 #include "lib/sys.h"
 
-int64_t user_main(volatile struct rt_control *ctl)
+int64_t user_main(int argc, char **argv, volatile struct rt_control *ctl)
 {
+	(void)argc;
+	(void)argv;
 	(void)ctl;
 	bad_announce_at("bad_syscall_ptr", "pass sys_write a kernel buffer",
 			BAD_KERNEL_ADDRESS);

@@ -8,8 +8,13 @@
 #include "lib/msg.h"
 #include "lib/start.h"
 
-int64_t user_main(volatile struct rt_control *ctl)
+/* Its victim: the next task's control page, by its kernel address. */
+RT_PROGRAM(RT_PROG_OTHER_PAGE);
+
+int64_t user_main(int argc, char **argv, volatile struct rt_control *ctl)
 {
+	(void)argc;
+	(void)argv;
 	uint64_t target = ctl->other_page;
 	if (target == 0) {
 		struct msg m;

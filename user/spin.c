@@ -7,8 +7,10 @@
 #include "lib/hourglass.h"
 #include "lib/start.h"
 
-int64_t user_main(volatile struct rt_control *ctl)
+int64_t user_main(int argc, char **argv, volatile struct rt_control *ctl)
 {
+	(void)argc;
+	(void)argv;
 	struct hourglass h;
 	hourglass_start(&h, ctl);
 	for (;;)

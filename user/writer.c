@@ -19,6 +19,9 @@
 #include "lib/hourglass.h"
 #include "lib/start.h"
 
+/* It times its reload after each dispatch, for RESULT reload. */
+RT_PROGRAM(RT_PROG_RELOAD);
+
 /*
  * The line size is CPUID.01H:EBX[15:8] x 8, the CLFLUSH line size (SDM
  * vol. 2A, CPUID); 64 bytes when the field is 0 (it is defined only when
@@ -32,8 +35,10 @@ static uint32_t cache_line_bytes(void)
 	return bytes ? bytes : 64;
 }
 
-int64_t user_main(volatile struct rt_control *ctl)
+int64_t user_main(int argc, char **argv, volatile struct rt_control *ctl)
 {
+	(void)argc;
+	(void)argv;
 	volatile uint8_t *ws = (volatile uint8_t *)RT_WS_BASE;
 	uint32_t bytes = ctl->ws_bytes, line = cache_line_bytes();
 	uint32_t lines = (bytes + line - 1) / line;

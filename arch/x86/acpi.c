@@ -34,7 +34,7 @@ unsigned acpi_init(const void *rsdp_v1, const void *rsdp_v2)
 		r = scan_bios_areas();
 	if (!r)
 		arch_log("acpi: no RSDP found\n");
-	else if (acpi_read_tables(r) && acpi.ncpus)
+	else if (acpi_read_tables((uint64_t)(uintptr_t)r) && acpi.ncpus)
 		acpi.source = "acpi";
 	if (acpi.ncpus == 0)
 		mptable_read();

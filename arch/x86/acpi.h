@@ -56,7 +56,14 @@ struct acpi_info {
 	unsigned nioapics;
 	struct acpi_override override[ACPI_MAX_OVERRIDES];
 	unsigned noverrides;
-	/* FADT (ACPI 6.4, 5.2.9) */
+	/* The tables read: the first MADT, FADT and HPET table the root
+	 * lists (0: none); a later one of the same kind is counted in
+	 * tables_ignored (acpi_tables.c, first_of_its_kind). */
+	uint64_t madt_at, fadt_at, hpet_at;
+	unsigned tables_ignored;
+	/* FADT (ACPI 6.4, 5.2.9). Under hardware-reduced ACPI the PM timer,
+	 * PM1 control and SMI command fields stay 0. */
+	uint8_t hw_reduced;
 	uint16_t pm_timer_port;
 	uint8_t pm_timer_32bit;
 	uint16_t pm1a_cnt, pm1b_cnt;
@@ -72,8 +79,8 @@ extern struct acpi_info acpi;
 
 /*
  * Finds the RSDP (the multiboot2 copies first, then the BIOS areas),
- * verifies every checksum, and reads the MADT, FADT and HPET tables
- * (acpi_tables.c); falls back to the MP tables for the CPUs (mptable.c). A
+ * verifies every checksum, and reads the first MADT, FADT and HPET table
+ * the root lists (acpi_tables.c); falls back to the MP tables for the CPUs (mptable.c). A
  * table that fails a check -- checksum, signature, length, an entry running
  * past its end -- is reported on the console and not used at all. Returns
  * the number of CPUs found.

@@ -2,6 +2,7 @@
 #include "acpi_tables.h"
 
 #include "log.h"
+#include "phys.h"
 
 struct acpi_info acpi = { .source = "none" };
 
@@ -31,9 +32,6 @@ struct rsdp {
 	uint8_t reserved[3];
 } __attribute__((packed));
 
-/* Identity map of the boot page tables: physical below 4 GiB is usable as a
- * pointer (boot/boot.asm). */
-#define IDENTITY_LIMIT 0x100000000ull
 /* No table of the ones read here comes near this; a larger length is a
  * corrupt header, not a table. */
 #define TABLE_MAX (1u << 20)
@@ -82,19 +80,19 @@ int acpi_sig_is(const char *s, const char *want, int n)
 static const struct sdt_header *table_at(uint64_t phys, const char *want)
 {
 	const char *what = want ? want : "listed";
-	if (phys == 0 || phys + sizeof(struct sdt_header) > IDENTITY_LIMIT) {
+	const struct sdt_header *h = phys ? phys_map(phys, sizeof *h) : 0;
+	if (!h) {
 		arch_log("acpi: the %s table at %#llx is outside the mapped "
 			"4 GiB; ignored\n", what, (unsigned long long)phys);
 		return 0;
 	}
-	const struct sdt_header *h = (const struct sdt_header *)phys;
 	if (want && !acpi_sig_is(h->signature, want, 4)) {
 		arch_log("acpi: the %s table at %#llx is signed '%.4s'; not "
 			"trusted\n", want, (unsigned long long)phys, h->signature);
 		return 0;
 	}
 	if (h->length < sizeof *h || h->length > TABLE_MAX ||
-	    phys + h->length > IDENTITY_LIMIT) {
+	    !phys_map(phys, h->length)) {
 		arch_log("acpi: %.4s table at %#llx has a bad length %u; not "
 			"trusted\n", h->signature, (unsigned long long)phys,
 			h->length);
@@ -227,6 +225,16 @@ static int madt_well_formed(const struct sdt_header *h)
 	return 1;
 }
 
+/* ACPI 6.4, 5.2.12.2 and 5.2.12.12: a local APIC entry's ID is 8 bits, and a
+ * processor with ID 255 or more must be given by a local x2APIC entry; 0xFF
+ * (xAPIC) and 0xFFFFFFFF (x2APIC) are the broadcast IDs (Intel SDM Vol.
+ * 3A, the APIC chapter's physical destination mode, in xAPIC and x2APIC
+ * mode), which no processor has. Firmware fills its unused slots with
+ * them (an X299 board lists 36 such local APIC entries and 56 such x2APIC
+ * ones, all disabled): they are not processors, not even disabled ones. */
+#define LAPIC_BROADCAST 0xffu
+#define X2APIC_BROADCAST 0xffffffffu
+
 static void parse_madt(const struct sdt_header *h)
 {
 	if (!long_enough(h, MADT_MIN) || !madt_well_formed(h))
@@ -237,7 +245,7 @@ static void parse_madt(const struct sdt_header *h)
 		uint8_t len = e[1];
 		switch (e[0]) {
 		case 0: /* processor local APIC */
-			if (len >= 8)
+			if (len >= 8 && e[3] != LAPIC_BROADCAST)
 				acpi_add_cpu(e[3], e[2], rd32(e + 4));
 			break;
 		case 1: /* I/O APIC */
@@ -259,7 +267,7 @@ static void parse_madt(const struct sdt_header *h)
 				acpi.lapic_addr = rd64(e + 4);
 			break;
 		case 9: /* processor local x2APIC */
-			if (len >= 16)
+			if (len >= 16 && rd32(e + 4) != X2APIC_BROADCAST)
 				acpi_add_cpu(rd32(e + 4),
 					     rd32(e + 12),
 					     rd32(e + 8));
@@ -313,13 +321,11 @@ static void find_s5(const struct sdt_header *dsdt)
 #define FADT_X_DSDT 140
 #define FADT_X_PM_TMR 208
 #define FADT_FLAG_TMR_VAL_EXT (1u << 8)
+#define FADT_FLAG_HW_REDUCED_ACPI (1u << 20)
 
-static void parse_fadt(const struct sdt_header *h)
+/* The fixed hardware registers: the PM timer, PM1 control, SMI_CMD. */
+static void fadt_fixed_hardware(const uint8_t *p, uint32_t len)
 {
-	if (!long_enough(h, FADT_MIN))
-		return;
-	const uint8_t *p = (const uint8_t *)h;
-	uint32_t len = h->length;
 	acpi.pm_timer_32bit =
 		(rd32(p + FADT_FLAGS) & FADT_FLAG_TMR_VAL_EXT) != 0;
 	uint32_t pm_tmr = rd32(p + FADT_PM_TMR);
@@ -332,6 +338,27 @@ static void parse_fadt(const struct sdt_header *h)
 	acpi.pm1b_cnt = (uint16_t)rd32(p + FADT_PM1B_CNT);
 	acpi.smi_cmd = (uint16_t)rd32(p + FADT_SMI_CMD);
 	acpi.acpi_enable = p[FADT_ACPI_ENABLE];
+}
+
+static void parse_fadt(const struct sdt_header *h)
+{
+	if (!long_enough(h, FADT_MIN))
+		return;
+	const uint8_t *p = (const uint8_t *)h;
+	uint32_t len = h->length;
+	/* ACPI 6.4, 5.2.9, table 5.10: with HW_REDUCED_ACPI set, the fields
+	 * of the fixed hardware interface (offsets 46-108 and 148-232, and
+	 * flag TMR_VAL_EXT among others) are to be ignored: such a machine
+	 * has no PM timer even where the fields name one. The other reference
+	 * clocks (HPET, PIT) remain. */
+	if (rd32(p + FADT_FLAGS) & FADT_FLAG_HW_REDUCED_ACPI) {
+		acpi.hw_reduced = 1;
+		arch_log("acpi: hardware-reduced ACPI (FADT flag "
+			"HW_REDUCED_ACPI): its PM timer, PM1 control and SMI "
+			"command fields are ignored\n");
+	} else {
+		fadt_fixed_hardware(p, len);
+	}
 	uint64_t dsdt = rd32(p + FADT_DSDT);
 	if (len >= FADT_X_DSDT + 8 && rd64(p + FADT_X_DSDT))
 		dsdt = rd64(p + FADT_X_DSDT);
@@ -340,28 +367,58 @@ static void parse_fadt(const struct sdt_header *h)
 		find_s5(d);
 }
 
+/*
+ * A root table lists each of the MADT, FADT and HPET once; some firmware
+ * lists one twice (two MADTs, seen on laptops and all-in-ones), and
+ * reading both would set up an I/O APIC twice, count disabled CPUs twice
+ * and let the second table's overrides replace the first's. Linux uses the
+ * first MADT (acpi_apic_instance); so does this reader, for each of the
+ * three: the first one the root lists that passes table_at's checks is
+ * used, read or refused whole, and a later one is named and ignored.
+ */
+static int first_of_its_kind(uint64_t *used, const char *what,
+			     const struct sdt_header *h, uint64_t phys)
+{
+	if (!*used) {
+		*used = phys;
+		return 1;
+	}
+	acpi.tables_ignored++;
+	arch_log("acpi: a second %s (%.4s table at %#llx) ignored: the first, "
+		"at %#llx, is used\n", what, h->signature,
+		(unsigned long long)phys, (unsigned long long)*used);
+	return 0;
+}
+
 static void parse_table(uint64_t phys)
 {
 	const struct sdt_header *h = table_at(phys, 0);
 	if (!h)
 		return;
-	if (acpi_sig_is(h->signature, "APIC", 4))
-		parse_madt(h);
-	else if (acpi_sig_is(h->signature, "FACP", 4))
-		parse_fadt(h);
-	else if (acpi_sig_is(h->signature, "HPET", 4) &&
-		 long_enough(h, HPET_MIN))
-		acpi.hpet_addr = rd64((const uint8_t *)h + 44);
+	if (acpi_sig_is(h->signature, "APIC", 4)) {
+		if (first_of_its_kind(&acpi.madt_at, "MADT", h, phys))
+			parse_madt(h);
+	} else if (acpi_sig_is(h->signature, "FACP", 4)) {
+		if (first_of_its_kind(&acpi.fadt_at, "FADT", h, phys))
+			parse_fadt(h);
+	} else if (acpi_sig_is(h->signature, "HPET", 4)) {
+		if (first_of_its_kind(&acpi.hpet_at, "HPET table", h, phys) &&
+		    long_enough(h, HPET_MIN))
+			acpi.hpet_addr = rd64((const uint8_t *)h + 44);
+	}
 }
 
 /* ACPI 6.4, 5.2.5.3: the extended fields count when the revision is 2 or
  * later and the whole structure, of a sane length, sums to 0. */
-static int xsdt_usable(const struct rsdp *r)
+static int xsdt_usable(uint64_t rsdp, const struct rsdp *r)
 {
-	if (r->revision < 2 || !r->xsdt_address)
+	if (r->revision < 2)
+		return 0;
+	r = phys_map(rsdp, RSDP_V2_LEN);
+	if (!r || !r->xsdt_address)
 		return 0;
 	if (r->length < RSDP_V2_LEN || r->length > 4096 ||
-	    acpi_sum(r, r->length) != 0) {
+	    !phys_map(rsdp, r->length) || acpi_sum(r, r->length) != 0) {
 		arch_log("acpi: the RSDP's extended part (length %u) fails its "
 			"checks; using the RSDT\n", r->length);
 		return 0;
@@ -369,13 +426,18 @@ static int xsdt_usable(const struct rsdp *r)
 	return 1;
 }
 
-int acpi_read_tables(const void *rsdp)
+int acpi_read_tables(uint64_t rsdp)
 {
-	const struct rsdp *r = rsdp;
+	const struct rsdp *r = phys_map(rsdp, 20);
+	if (!r || !acpi_rsdp_valid(r, 1))
+		return 0;
 	acpi.revision = r->revision;
-	int use_xsdt = xsdt_usable(r);
-	const struct sdt_header *root =
-		use_xsdt ? table_at(r->xsdt_address, "XSDT") : 0;
+	int use_xsdt = xsdt_usable(rsdp, r);
+	const struct sdt_header *root = 0;
+	if (use_xsdt) {
+		r = phys_map(rsdp, RSDP_V2_LEN);
+		root = table_at(r->xsdt_address, "XSDT");
+	}
 	if (!root) {
 		use_xsdt = 0;
 		root = table_at(r->rsdt_address, "RSDT");

@@ -4,9 +4,9 @@
  * every check made before anything in a table is used. A table that fails
  * one is reported on the console and ignored whole.
  *
- * Nothing here touches hardware: physical addresses below 4 GiB are used as
- * pointers (the boot identity map), so the host tests compile this file
- * directly with tables they build in low memory.
+ * Nothing here touches hardware: tables are reached only through phys_map
+ * (phys.h), so the host tests and fuzz targets build this file with a
+ * phys_map of their own over a buffer of tables.
  */
 #ifndef ARCH_X86_ACPI_TABLES_H
 #define ARCH_X86_ACPI_TABLES_H
@@ -26,12 +26,13 @@ int acpi_sig_is(const char *s, const char *want, int n);
 int acpi_rsdp_valid(const void *p, int quiet);
 
 /*
- * Reads the tables the RSDP at p lists (the XSDT when the RSDP is revision
- * 2 or later and its extended checksum holds and the XSDT passes its checks,
- * else the RSDT). Returns 1 when a root table was read, 0 when none could be
- * trusted.
+ * Reads the tables the RSDP at physical address rsdp lists (the XSDT when
+ * the RSDP is revision 2 or later and its extended checksum holds and the
+ * XSDT passes its checks, else the RSDT): the first MADT, FADT and HPET
+ * table of the list, each named later one ignored. Returns 1 when a root
+ * table was read, 0 when none could be trusted (or the RSDP is not valid).
  */
-int acpi_read_tables(const void *rsdp);
+int acpi_read_tables(uint64_t rsdp);
 
 /* Records one processor; flags as the MADT's: bit 0 Enabled, bit 1
  * Online Capable. A duplicate APIC ID is kept once. An enabled CPU beyond

@@ -42,17 +42,24 @@ static inline void write_cr4(uint64_t v)
 	__asm__ volatile("mov %0, %%cr4" : : "r"(v) : "memory");
 }
 
-struct cpu_protections features_init_cpu(void)
+struct cpu_protections features_available(void)
 {
 	struct cpu_protections p = { 0 };
-	write_cr0((read_cr0() | CR0_MP) & ~(CR0_EM | CR0_TS));
-	uint64_t cr4 = read_cr4() | CR4_OSFXSR | CR4_OSXMMEXCPT;
 	if (cpuid(0, 0).eax >= 7) {
 		struct cpuid_regs r = cpuid(7, 0);
 		p.smep = !!(r.ebx & CPUID7_EBX_SMEP);
 		p.smap = !!(r.ebx & CPUID7_EBX_SMAP);
 		p.umip = !!(r.ecx & CPUID7_ECX_UMIP);
 	}
+	p.nx = !!(rdmsr(MSR_EFER) & (1ull << 11));
+	return p;
+}
+
+struct cpu_protections features_init_cpu(void)
+{
+	struct cpu_protections p = features_available();
+	write_cr0((read_cr0() | CR0_MP) & ~(CR0_EM | CR0_TS));
+	uint64_t cr4 = read_cr4() | CR4_OSFXSR | CR4_OSXMMEXCPT;
 	if (p.smep)
 		cr4 |= CR4_SMEP;
 	if (p.smap)
@@ -60,7 +67,6 @@ struct cpu_protections features_init_cpu(void)
 	if (p.umip)
 		cr4 |= CR4_UMIP;
 	write_cr4(cr4);
-	p.nx = !!(rdmsr(MSR_EFER) & (1ull << 11));
 	return p;
 }
 

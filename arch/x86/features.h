@@ -16,8 +16,12 @@ struct cpu_protections {
 };
 
 /* Sets CR0 and CR4 on the calling CPU; returns what it could turn on.
- * Every CPU calls it (the answers are the same on one machine). */
+ * Every CPU of a run with ring-3 tasks calls it (the answers are the same
+ * on one machine). */
 struct cpu_protections features_init_cpu(void);
+/* What features_init_cpu turns on where the CPU has it (CPUID), and NX
+ * (already on). */
+struct cpu_protections features_available(void);
 
 /* FXSAVE's area: 512 bytes, 16-byte aligned (SDM vol. 1, 10.5). */
 #define FPU_AREA_SIZE 512

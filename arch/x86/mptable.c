@@ -1,4 +1,6 @@
-/* arch/x86/mptable: the MP specification's tables, the fallback for CPUs. */
+/* arch/x86/mptable: the MP specification's tables, the fallback for CPUs:
+ * finding them and completing their CPUs from CPUID (mptable_parse.c reads
+ * them). */
 #include "mptable.h"
 
 #include "acpi_tables.h"
@@ -6,18 +8,9 @@
 #include "cpu.h"
 #include "log.h"
 
-/* MP spec 1.4, 4.1: the floating pointer structure "_MP_", 16 bytes
- * (length 1 in paragraphs) summing to 0. */
-static int is_mp_floating(const void *v)
-{
-	const uint8_t *p = v;
-	return acpi_sig_is((const char *)p, "_MP_", 4) && p[8] == 1 &&
-	       acpi_sum(p, 16) == 0;
-}
-
 static const uint8_t *find_mp_floating(void)
 {
-	return bios_area_find(is_mp_floating, 0xf0000, 1);
+	return bios_area_find(mptable_is_floating, 0xf0000, 1);
 }
 
 /*
@@ -66,77 +59,14 @@ static unsigned add_package_siblings(const uint8_t listed[32])
 	return added;
 }
 
-/* MP spec 1.4, 4.3: processor entries take 20 bytes, every other kind 8; all `count`
- * of them must lie inside the table, or none is used. */
-static int mp_well_formed(const uint8_t *t, uint16_t len, uint16_t count)
-{
-	const uint8_t *e = t + 44, *end = t + len;
-	for (unsigned i = 0; i < count; i++) {
-		if (e >= end || e + (e[0] == 0 ? 20 : 8) > end) {
-			arch_log("acpi: MP table entry %u of %u runs past the "
-				"table's end; not trusted\n", i, count);
-			return 0;
-		}
-		e += e[0] == 0 ? 20 : 8;
-	}
-	return 1;
-}
-
-/* MP spec 1.4, 4.2-4.3: the configuration table's processor, I/O APIC and
- * ISA interrupt entries. */
+/* The table itself is read by mptable_parse.c, without hardware; what the
+ * CPU tells of its topology fills in what SeaBIOS leaves out. */
 void mptable_read(void)
 {
 	const uint8_t *fp = find_mp_floating();
-	if (!fp)
+	uint8_t listed[32] = { 0 };
+	if (!fp || !mptable_parse((uint64_t)(uintptr_t)fp, listed))
 		return;
-	uint32_t cfg = *(const uint32_t *)(fp + 4);
-	if (!cfg) {
-		arch_log("acpi: the MP tables use a default configuration; not "
-			"supported\n");
-		return;
-	}
-	const uint8_t *t = (const uint8_t *)(uint64_t)cfg;
-	uint16_t len = *(const uint16_t *)(t + 4);
-	if (!acpi_sig_is((const char *)t, "PCMP", 4) || len < 44 ||
-	    acpi_sum(t, len) != 0) {
-		arch_log("acpi: the MP configuration table fails its checks; not "
-			"trusted\n");
-		return;
-	}
-	uint16_t count = *(const uint16_t *)(t + 34);
-	if (!mp_well_formed(t, len, count))
-		return;
-	acpi.lapic_addr = *(const uint32_t *)(t + 36);
-	uint8_t listed[32] = { 0 }, isa_bus[32] = { 0 };
-	const uint8_t *e = t + 44;
-	for (unsigned i = 0; i < count; i++) {
-		if (e[0] == 0) {        /* processor: 20 bytes (4.3.1) */
-			listed[e[1] / 8] |= (uint8_t)(1u << (e[1] % 8));
-			acpi_add_cpu(e[1], e[1], e[3] & 1);
-			e += 20;
-			continue;
-		}
-		/* I/O APIC (4.3.3): flags bit 0 = usable. The MP table gives
-		 * no GSI base; decided: number them in table order from 0 as
-		 * the ISA/PCI interrupt entries assume one I/O APIC. */
-		if (e[0] == 2 && (e[3] & 1) && acpi.nioapics < ACPI_MAX_IOAPICS) {
-			struct acpi_ioapic *io = &acpi.ioapic[acpi.nioapics++];
-			io->id = e[1];
-			io->addr = *(const uint32_t *)(e + 4);
-			io->gsi_base = 0;
-		}
-		/* Bus (4.3.2): its type is a 6-byte string, "ISA   " for ISA. */
-		if (e[0] == 1 && acpi_sig_is((const char *)e + 2, "ISA", 3))
-			isa_bus[e[1] / 8] |= (uint8_t)(1u << (e[1] % 8));
-		/* I/O interrupt assignment (4.3.4): a vectored interrupt (type
-		 * 0) of an ISA bus, at INTIN e[7] of the I/O APIC with ID e[6]
-		 * (its GSI base is 0, as above); flags as ACPI's MPS INTI. */
-		if (e[0] == 3 && e[1] == 0 && (isa_bus[e[4] / 8] >> (e[4] % 8) & 1))
-			acpi_add_override(e[5], e[7],
-					  (uint16_t)(e[2] | e[3] << 8));
-		e += 8;
-	}
-	acpi.source = "mptable";
 	unsigned derived = add_package_siblings(listed);
 	if (derived)
 		arch_log("acpi: the MP table lists one CPU per package; %u more "

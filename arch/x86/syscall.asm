@@ -16,7 +16,12 @@ USER_DATA               equ 0x20 | 3    ; GDT_USER_DATA (arch/x86/desc.h)
 USER_CODE               equ 0x28 | 3    ; GDT_USER_CODE
 SYSCALL_VECTOR          equ 0x100       ; trap_frame.vector of a system call
 ; The highest address SYSRET may return to: SYSRET to a non-canonical rip
-; faults in ring 0 on the task's stack, so such a return takes IRET.
+; faults in ring 0 on the task's stack (Intel; AMD faults in ring 3), so
+; such a return takes IRET.
+; AMD's SYSRET loads SS's selector but keeps its hidden attributes: after
+; an interrupt from ring 3 (which leaves SS NULL) and a switch to a thread
+; that returns here, ring 3 runs with a NULL SS's attributes. 64-bit code
+; does not use them, and the tasks are 64-bit (docs/hardware.md, limits).
 USER_RIP_LIMIT          equ 0x00007ffffffff000
 
 extern syscall_handler

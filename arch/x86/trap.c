@@ -1,6 +1,8 @@
 /* arch/x86/trap: the one place every exception and interrupt arrives. */
 #include "trap.h"
 
+#include "msr_safe.h"
+
 static trap_handler handlers[256];
 static trap_handler fallback;
 
@@ -32,6 +34,12 @@ void trap_dispatch(struct trap_frame *f)
 	unsigned v = (unsigned)f->vector & 0xff;
 	if (v == VEC_SPURIOUS)
 		return;         /* SDM vol. 3, 11.9: no EOI for spurious */
+	/* A probe for an MSR that is not there (msr_read_safe). */
+	if (v == VEC_GENERAL_PROTECTION && !trap_from_user(f) &&
+	    f->rip == (uint64_t)msr_read_safe_insn) {
+		f->rip = (uint64_t)msr_read_safe_fault;
+		return;
+	}
 	trap_handler h = handlers[v] ? handlers[v] : fallback;
 	if (h) {
 		h(f);

@@ -17,6 +17,7 @@
 #define HOURGLASS_NS_MIN 50
 #define HOURGLASS_NS_MAX 1000000
 #define LATE_US_MAX 1000000
+#define RELEASE_TIMEOUT_MS_MAX 600000
 
 struct kernel_options options = {
 	.quantum_us = 1000,
@@ -27,6 +28,7 @@ struct kernel_options options = {
 	.hourglass = 1,
 	.events = 1,
 	.hourglass_ns = 1000,
+	.release_timeout_ms = 1000,
 	.trace = 0,
 	.record = 1,
 	.schedule = 1,
@@ -243,6 +245,9 @@ void options_parse(const char *cmdline)
 			on_off(&w, &options.hourglass);
 		} else if (cmdline_key_is(&w, "events")) {
 			on_off(&w, &options.events);
+		} else if (cmdline_key_is(&w, "release_timeout_ms")) {
+			number(&w, &options.release_timeout_ms, 1,
+			       RELEASE_TIMEOUT_MS_MAX, "1000");
 		} else if (cmdline_key_is(&w, "hourglass_ns")) {
 			number(&w, &options.hourglass_ns, HOURGLASS_NS_MIN,
 			       HOURGLASS_NS_MAX, "1000");
@@ -265,6 +270,8 @@ void options_parse(const char *cmdline)
 			on_off(&w, &options.schedule);
 		} else if (cmdline_key_is(&w, "e9")) {
 			on_off(&w, &options.e9);
+		} else if (cmdline_key_is(&w, "hwreport")) {
+			on_off(&w, &options.hwreport);
 		} else if (cmdline_key_is(&w, "end")) {
 			if (cmdline_value_is(&w, "halt"))
 				options.end_halt = 1;
@@ -277,10 +284,12 @@ void options_parse(const char *cmdline)
 				options.selftest = SELFTEST_PF_AP;
 			else if (cmdline_value_is(&w, "pf_bsp"))
 				options.selftest = SELFTEST_PF_BSP;
+			else if (cmdline_value_is(&w, "msr_gp"))
+				options.selftest = SELFTEST_MSR_GP;
 			else if (cmdline_value_is(&w, "none"))
 				options.selftest = SELFTEST_NONE;
 			else
-				bad(&w, "pf_ap, pf_bsp or none", "none");
+				bad(&w, "pf_ap, pf_bsp, msr_gp or none", "none");
 		} else if (cmdline_key_is(&w, "gdb")) {
 			gdb_word(&w);
 		} else if (cmdline_key_is(&w, "dumpstate")) {

@@ -24,6 +24,7 @@ enum selftest {
 	SELFTEST_NONE,
 	SELFTEST_PF_AP,     /* a page fault on an AP after bring-up */
 	SELFTEST_PF_BSP,    /* a page fault on the boot CPU */
+	SELFTEST_MSR_GP,    /* an MSR no CPU has, read safely (kernel/report) */
 };
 
 /* gdb=: each level includes the ones before it (kernel/debug/gdbstub.h). */
@@ -75,6 +76,9 @@ struct kernel_options {
 	int hourglass;      /* sched=: the idle threads are the hourglass */
 	int events;         /* sched=: a plugin that can runs at events */
 	uint64_t hourglass_ns;  /* a longer gap is time it did not get */
+	/* sched=: the synchronous release comes this long after the phase
+	 * before it began at the latest (kernel/run/release.h). */
+	uint64_t release_timeout_ms;
 	enum trace_mode trace;
 	int record;         /* sched=: write trace records during the run */
 	int optime;         /* sched=: the plugin times its own operations */
@@ -83,6 +87,7 @@ struct kernel_options {
 	enum selftest selftest;
 	int e9;             /* echo the console to port 0xE9 (Bochs) */
 	int end_halt;       /* end=halt: stay on the last screen, no exit */
+	int hwreport;       /* hwreport=on: the hardware report, then end */
 	enum gdb_mode gdb;
 	enum dumpstate_when dumpstate;
 	uint64_t dumpstate_slot;

@@ -180,7 +180,7 @@ static void print_task(const struct sched_plugin *plugin, void *s,
 		(unsigned long long)st.max_tardiness_num,
 		(unsigned long long)run->self_us[i], (unsigned long long)self,
 		t->faults, (unsigned long long)st.run_us,
-		taskset_work_name(t->spec->work));
+		t->spec->work);
 }
 
 /* RESULT server (the summary's words) and RESULT window. */

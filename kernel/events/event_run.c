@@ -7,6 +7,7 @@
 #include "../../drivers/apic/lapic.h"
 #include "../../lib/arrival.h"
 #include "../../lib/fmt.h"
+#include "../../lib/rt_abi.h"
 #include "../../sched/evsim.h"
 #include "../arrivals/arrivals.h"
 #include "../core/bootmem.h"
@@ -16,6 +17,7 @@
 #include "event_work.h"
 #include "../core/options.h"
 #include "../time/quantum_clock.h"
+#include "../run/run_report.h"
 #include "../run/sched_run.h"
 #include "../core/smp.h"
 #include "../core/spinlock.h"
@@ -53,7 +55,7 @@ static struct {
 	void *s;
 	const struct taskset *ts;
 	unsigned cpus;
-	uint64_t end_us;
+	uint64_t end_us, quantum_us;
 	struct spinlock lock;
 	uint64_t last_us;          /* the latest time the plugin was given */
 	struct ev_cpu *cpu;
@@ -376,13 +378,23 @@ static uint64_t on_timer(void *ctx, unsigned cpu, uint64_t u, int missed,
 	return wake < ev.end_us ? wake : ev.end_us;
 }
 
-static void after_timer(void *ctx, unsigned cpu, struct trap_frame *f)
+/* A task's current job as this run accounts it (RT_SYS_JOB_INFO): a
+ * periodic job j is released at (phase + j * p) quanta and due d later;
+ * a server's head job at its arrival. */
+static void job_of(unsigned task, struct rt_job_info *info)
 {
-	(void)ctx;
-	(void)cpu;
-	(void)f;
-	dispatch_me()->in_kernel = 0;
-	dispatch_now();
+	const struct task_spec *sp = &ev.ts->task[task];
+	uint64_t q_ns = ev.quantum_us * 1000, ran, arrival;
+	uint64_t flags = spin_lock_irqsave(&ev.lock);
+	info->job = evwork_job(task, &ran, &arrival);
+	spin_unlock_irqrestore(&ev.lock, flags);
+	info->ran_ns = tsc_to_ns(ran);
+	if (sp->server.kind) {
+		info->release_ns = arrival * 1000;
+		return;
+	}
+	info->release_ns = (sp->phase + info->job * sp->p) * q_ns;
+	info->deadline_ns = info->release_ns + sp->d * q_ns;
 }
 
 static int answer_of(unsigned cpu)
@@ -454,19 +466,20 @@ static uint64_t records_needed(uint64_t quantum_us)
 }
 
 /* The kernel, not the program, ends each job: a program that ends its
- * own (sleep_next_period) has no place here. The others (spin,
- * hourglass, writer, the misbehaving ones) just use the CPU. */
+ * own (it declares RT_PROG_ENDS_JOBS: backtest, latency, rtspin) has no
+ * place here. The others (spin, hourglass, writer, the misbehaving ones)
+ * just use the CPU. */
 static int check_work(const char *file, const char **reason)
 {
 	for (unsigned i = 0; i < ev.ts->ntasks; i++) {
 		const struct task_spec *sp = &ev.ts->task[i];
-		if (sp->work != TASK_WORK_BACKTEST && sp->work != TASK_WORK_LATENCY)
+		if (!(tasks[i].prog_flags & RT_PROG_ENDS_JOBS))
 			continue;
 		kprintf("taskset: %s:%u: %s %s: work=%s ends its own jobs "
 			"(sleep_next_period); under %s the kernel ends each job "
 			"when it has had its CPU time: use work=spin\n", file,
 			sp->line, sp->server.kind ? "server" : "task", sp->name,
-			taskset_work_name(sp->work), ev.plugin->name);
+			sp->work, ev.plugin->name);
 		*reason = "work";
 		return -1;
 	}
@@ -481,6 +494,7 @@ static int setup(const struct sched_plugin *plugin, const char *file,
 	ev.ts = ts;
 	ev.cpus = cpus;
 	ev.end_us = end_us;
+	ev.quantum_us = quantum_us;
 	ev.last_us = 0;
 	ev.failed = 0;
 	ev.running = 0;
@@ -531,6 +545,7 @@ static int setup(const struct sched_plugin *plugin, const char *file,
 static void report(const struct sched_plugin *plugin, uint64_t quantum_us)
 {
 	const struct taskset *ts = ev.ts;
+	run_report_task_output();
 	unsigned n = ts->ntasks ? ts->ntasks : 1;
 	uint64_t *self = bootmem_alloc(n * sizeof *self);
 	uint64_t *queued = bootmem_alloc(n * sizeof *queued);
@@ -606,15 +621,18 @@ int event_run(const struct sched_plugin *plugin, const char *file,
 		trace_reset();
 	}
 	sched_run_threads_setup(idle);
-	static const struct dispatch_source source = { answer_of, on_ipi };
+	if (sched_run_release(quantum_us, reason))
+		return -1;
+	static const struct dispatch_source source = { answer_of, on_ipi, 1,
+						       job_of };
 	dispatch_set_source(&source);
 	ev.handed_from = ev.handed_to = 0;
 	trap_set_handler(VEC_ARRIVAL_IPI, on_arrival_ipi);
-	static const struct qclock_client client = { on_timer, after_timer, 0,
-						     1 };
+	static const struct qclock_client client = {
+		on_timer, dispatch_after_timer, 0, 1 };
 	/* Slots of 1 us: the clock's boundary u is the run's microsecond u. */
 	qclock_prepare(0, end_us, 1, cpus, LEAD_US, &client);
-	sched_run_fill_controls(quantum_us);
+	sched_run_fill_controls(quantum_us, qclock_t0());
 	ev.running = 1;
 	/* Time 0 of the run is T0 on this CPU's TSC. */
 	if (arrivals_start(options.arrivals, ts,

@@ -37,7 +37,8 @@ void evwork_setup(const struct taskset *ts, uint64_t quantum_us)
 	w = bootmem_alloc((ts->ntasks ? ts->ntasks : 1) * sizeof *w);
 	for (unsigned i = 0; i < ts->ntasks; i++) {
 		const struct task_spec *sp = &ts->task[i];
-		w[i].cost_cycles = tsc_from_us((uint64_t)sp->e * quantum_us);
+		uint64_t q = sp->has_exec ? sp->exec : sp->e;
+		w[i].cost_cycles = tsc_from_us(q * quantum_us);
 		if (sp->server.kind)
 			w[i].q = bootmem_alloc(EVWORK_QUEUE_MAX * sizeof *w[i].q);
 	}
@@ -64,6 +65,16 @@ uint64_t evwork_remaining(unsigned i)
 	}
 	uint64_t got = evwork_cpu_cycles(i) - x->job_from;
 	return got >= cost ? 0 : cost - got;
+}
+
+uint64_t evwork_job(unsigned i, uint64_t *ran, uint64_t *arrival_us)
+{
+	const struct work *x = &w[i];
+	uint64_t now = evwork_cpu_cycles(i);
+	*ran = now > x->job_from ? now - x->job_from : 0;
+	*arrival_us = set->task[i].server.kind && x->len ?
+		      x->q[x->head].arrival_us : 0;
+	return x->done;
 }
 
 uint64_t evwork_finish(unsigned i, uint64_t now, uint64_t *job)

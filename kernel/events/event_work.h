@@ -1,7 +1,8 @@
 /*
  * kernel/events/event_work: the work of an event-driven run's jobs, from the CPU
  * time of their threads (kernel/run/dispatch.c measures it at every switch).
- * A periodic job needs e * quantum_us microseconds of its task's thread; a
+ * A periodic job needs e * quantum_us microseconds of its task's thread
+ * (exec * quantum_us for a task given exec=: its jobs end early); a
  * server's jobs wait in its FIFO queue and the head job needs its cost_us
  * of the server's thread. A job's work is the CPU time its thread had as
  * its CPU's answer: from the moment the answer moves away from it to the
@@ -42,6 +43,11 @@ int64_t evwork_push(unsigned i, uint32_t cost_us, uint64_t arrival_us);
 /* A CPU's answer goes from task `from` to task `to` (SCHED_IDLE for
  * none). */
 void evwork_move(int from, int to);
+
+/* Entry i's current job (a server's head job): its index (0 for the
+ * first), the cycles of work it has had into *ran and, for a server, its
+ * arrival (us) into *arrival_us (0 with nothing queued). */
+uint64_t evwork_job(unsigned i, uint64_t *ran, uint64_t *arrival_us);
 
 /* Entry i's thread's CPU time so far, in cycles. */
 uint64_t evwork_cpu_cycles(unsigned i);

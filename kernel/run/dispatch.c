@@ -71,6 +71,18 @@ void dispatch_cpu_start(void)
 	cs->in_kernel = 0;
 }
 
+void dispatch_cpu_run(void (*idle)(void))
+{
+	struct percpu *p = this_cpu();
+	p->state = CPU_MEASURING;
+	irq_disable();
+	dispatch_cpu_start();
+	qclock_cpu_start(0);
+	idle();
+	qclock_cpu_stop();
+	p->state = CPU_DONE;
+}
+
 struct task *dispatch_current(void)
 {
 	return dispatch_me()->current;
@@ -83,7 +95,20 @@ void dispatch_set_source(const struct dispatch_source *src)
 
 int dispatch_event_driven(void)
 {
-	return source != 0;
+	return source && source->event_driven;
+}
+
+int dispatch_before_release(void)
+{
+	return source && !source->event_driven;
+}
+
+int dispatch_job_info(unsigned task, struct rt_job_info *info)
+{
+	if (!source || !source->job)
+		return 0;
+	source->job(task, info);
+	return 1;
 }
 
 void dispatch_end(void)
@@ -282,6 +307,15 @@ void dispatch_now(void)
 		next = cs->idle;
 	if (next != cs->current)
 		switch_to(cs, next);
+}
+
+void dispatch_after_timer(void *ctx, unsigned cpu, struct trap_frame *f)
+{
+	(void)ctx;
+	(void)cpu;
+	(void)f;
+	dispatch_me()->in_kernel = 0;
+	dispatch_now();
 }
 
 void dispatch_first_run(void *prev, void *task)

@@ -47,6 +47,11 @@ void dispatch_setup(unsigned cpus, struct task *idle_threads);
 /* On each CPU as the run starts: it runs its idle thread. */
 void dispatch_cpu_start(void);
 
+/* A CPU's whole part in a run (smp_run_on_all): it starts, its quantum
+ * clock from boundary 0, runs idle() as its idle thread until the run's
+ * end has come there, and stops its clock. */
+void dispatch_cpu_run(void (*idle)(void));
+
 /* CPU me enters its boundary `slot`: what runs from now is slot's answer. */
 void dispatch_enter_slot(uint64_t slot);
 
@@ -63,6 +68,10 @@ void dispatch_account(uint64_t upto);
  * in_kernel). */
 void dispatch_now(void);
 
+/* A quantum clock client's `after` (kernel/time/quantum_clock.h) for a
+ * run: the CPU leaves its handler and runs its answer. */
+void dispatch_after_timer(void *ctx, unsigned cpu, struct trap_frame *f);
+
 /* The answer for CPU cpu's slot changed (decide's callback): cpu reads it
  * again -- now if it is this CPU (at its next preemption point), else
  * after the IPI this sends, if cpu has reached that slot (at events it
@@ -74,19 +83,31 @@ void dispatch_changed(unsigned cpu, uint64_t slot, int task);
 struct task *dispatch_current(void);
 
 /*
- * Where the answers come from in an event-driven run (kernel/events/event_run.c)
- * instead of kernel/run/sched_decide.c: answer(cpu) is CPU cpu's latest answer
- * (a task index or SCHED_IDLE); on_ipi() runs first in the reschedule
- * IPI's handler (the CPU re-arms its timer there). NULL: sched_decide.
+ * Where the answers come from instead of kernel/run/sched_decide.c: in an
+ * event-driven run (kernel/events/event_run.c), and in the phase before the
+ * synchronous release (kernel/run/release.c). answer(cpu) is CPU cpu's
+ * latest answer (a task index or SCHED_IDLE); on_ipi() runs first in the
+ * reschedule IPI's handler (the CPU re-arms its timer there). job, when
+ * set, fills info's job, release_ns, deadline_ns and ran_ns for task (the
+ * event-driven run's own account of its jobs). NULL: sched_decide.
  */
+struct rt_job_info;
 struct dispatch_source {
 	int (*answer)(unsigned cpu);
 	void (*on_ipi)(void);
+	int event_driven;          /* 0: the phase before the release */
+	void (*job)(unsigned task, struct rt_job_info *info);
 };
 void dispatch_set_source(const struct dispatch_source *src);
-/* 1 in an event-driven run (a source is set): the kernel ends the jobs
- * there, so there is no quantum job model to charge, stop or complete. */
+/* 1 in an event-driven run: the kernel ends the jobs there, so there is
+ * no quantum job model to charge, stop or complete. */
 int dispatch_event_driven(void);
+/* 1 in the phase before the synchronous release: no job has begun, and
+ * no plugin runs. */
+int dispatch_before_release(void);
+/* The event-driven run's account of task's current job (its source's
+ * job), or 0 when there is none. */
+int dispatch_job_info(unsigned task, struct rt_job_info *info);
 
 /* The run's end has come on this CPU: from now on it runs its idle
  * thread, whose loop then returns. */

@@ -168,8 +168,7 @@ static void print_tasks(const struct trace_stats *st,
 			fmt_snprintf(ep, sizeof ep, "%u/%u", t->spec->e, t->spec->p);
 		else
 			fmt_snprintf(ep, sizeof ep, "w=%u", t->spec->weight);
-		kprintf("  %-12s %-15s %9s ", t->name,
-			taskset_work_name(t->spec->work), ep);
+		kprintf("  %-12s %-15s %9s ", t->name, t->spec->work, ep);
 		if (st) {
 			const struct trace_task_stats *x = &st->task[i];
 			uint64_t ran = trace_cycles_to_us(x->ran_cycles, khz);
@@ -202,10 +201,10 @@ static void print_tasks(const struct trace_stats *st,
 		latency_keys(lat, sizeof lat, t);
 		kprintf("RESULT task name=%s state=%s quanta=%llu %s %s work=%s\n",
 			t->name, state_name(t), (unsigned long long)q.quanta, keys,
-			lat, taskset_work_name(t->spec->work));
+			lat, t->spec->work);
 	}
 	for (unsigned i = 0; i < ntasks; i++)
-		if (tasks[i].spec->work == TASK_WORK_WRITER)
+		if (tasks[i].prog_flags & RT_PROG_RELOAD)
 			print_reload(&tasks[i]);
 }
 
@@ -225,8 +224,7 @@ static void print_hourglass_unrecorded(unsigned cpus)
 	}
 }
 
-/* What the tasks wrote, line by line behind their names. */
-static void print_task_output(void)
+void run_report_task_output(void)
 {
 	for (unsigned i = 0; i < ntasks; i++) {
 		const struct task *t = &tasks[i];
@@ -265,7 +263,7 @@ void run_report(const struct sched_plugin *plugin, void *s,
 			"err_* (all come from the records); the summary is the "
 			"scheduler's own\n");
 	}
-	print_task_output();
+	run_report_task_output();
 	if (recorded)
 		print_schedule(recorded, ts, cpus);
 	struct capture summary = { bootmem_alloc(SUMMARY_MAX), 0, SUMMARY_MAX };

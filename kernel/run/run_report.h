@@ -14,4 +14,8 @@
 void run_report(const struct sched_plugin *plugin, void *s,
 		const struct taskset *ts, unsigned cpus);
 
+/* What the tasks wrote (RT_SYS_WRITE), line by line behind their names:
+ * after a run of either kind. */
+void run_report_task_output(void);
+
 #endif

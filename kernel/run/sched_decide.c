@@ -30,6 +30,7 @@ struct answers {
 	volatile uint64_t head;
 	uint64_t slot[AHEAD];      /* slot + 1; 0: being written */
 	int task[AHEAD];
+	uint64_t given;            /* answers so far, under the lock */
 } __attribute__((aligned(64)));
 
 static struct {
@@ -170,6 +171,7 @@ void decide_on_choice(void *ctx, unsigned cpu, uint64_t t, int task)
 	uint64_t until;
 	int replaces = find(&dc.ans[cpu], t, &old, &until) == t + 1;
 	remember(cpu, t, task);
+	dc.ans[cpu].given++;
 	if (replaces && dc.changed)
 		dc.changed(cpu, t, task);
 }
@@ -344,7 +346,8 @@ void decide_rearm(void)
 		qclock_cpu_arm(__atomic_load_n(&dc.next, __ATOMIC_ACQUIRE));
 }
 
-int decide_event(enum sched_driver_event ev, unsigned task, uint64_t slot)
+int decide_event(enum sched_driver_event ev, unsigned task, uint64_t slot,
+		 int *again)
 {
 	uint64_t flags = irq_save();
 	lock();
@@ -354,10 +357,20 @@ int decide_event(enum sched_driver_event ev, unsigned task, uint64_t slot)
 		t = dc.decided - 1;
 	int rc = 0, sooner = 0;
 	sched_span_start(task, t);
+	/* At events, slot t may not be decided (nothing was due in it): a
+	 * call at every boundary would have decided it before the event,
+	 * and the event's reschedules replace those answers. */
+	uint64_t armed = dc.next;
+	if (dc.at_events && dc.decided <= t)
+		boundary_at_events(t);
+	struct answers *mine = &dc.ans[this_cpu()->cpu];
+	uint64_t given = mine->given;
 	if (!dc.failed && sched_driver_event(dc.d, ev, task, t)) {
 		dc.failed = 1;
 		rc = -1;
 	}
+	if (again)
+		*again = mine->given != given;
 	if (dc.at_events && !dc.failed) {
 		/* What runs now may end before the slot every CPU is armed
 		 * for: each re-arms (decide_rearm) on the IPI. */
@@ -368,8 +381,8 @@ int decide_event(enum sched_driver_event ev, unsigned task, uint64_t slot)
 			if (dc.chain_slot[d % AHEAD] == d + 1 &&
 			    next < dc.chain_next[d % AHEAD])
 				dc.chain_next[d % AHEAD] = next;
-			sooner = 1;
 		}
+		sooner = dc.next < armed;
 	}
 	trace_emit(TRACE_SCHED_END, 0, task, 0, t);
 	unlock();

@@ -62,8 +62,13 @@ void decide_rearm(void);
 
 /* A kernel event for a task at CPU time `slot` (the slot in progress on the
  * calling CPU), under the plugin lock; answers that change reach the
- * `changed` callback. Returns 0, or -1 with the driver's message. */
-int decide_event(enum sched_driver_event ev, unsigned task, uint64_t slot);
+ * `changed` callback. At events, a slot not decided yet is decided first
+ * (for every CPU, as at a boundary there), so the plugin answers for it
+ * again as it would with calls at every boundary. again, when not NULL,
+ * gets whether the plugin answered the calling CPU anew for that slot in
+ * reply to the event. Returns 0, or -1 with the driver's message. */
+int decide_event(enum sched_driver_event ev, unsigned task, uint64_t slot,
+		 int *again);
 
 /* Any plugin call failed. */
 int decide_failed(void);

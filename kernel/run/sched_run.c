@@ -23,6 +23,7 @@
 #include "../core/panic.h"
 #include "../task/program.h"
 #include "../time/quantum_clock.h"
+#include "release.h"
 #include "run_report.h"
 #include "sched_decide.h"
 #include "../core/smp.h"
@@ -47,12 +48,14 @@
 
 static struct task_spec specs[MAX_TASKS];
 static struct taskset_event events[MAX_EVENTS];
-static struct taskset ts = { specs, 0, MAX_TASKS, events, 0, MAX_EVENTS };
+static struct taskset ts = { .task = specs, .max_tasks = MAX_TASKS,
+			      .event = events, .max_events = MAX_EVENTS };
 static struct sched_driver drv;
 /* For GDB (tools/gdb): the running plugin and its state. */
 const struct sched_driver *const sched_run_driver = &drv;
 static unsigned cpus;
 static unsigned next_event;      /* CPU 0: the kernel's own `at` cursor */
+static const char *plugin_name;
 
 static void *alloc(void *ctx, size_t size)
 {
@@ -67,6 +70,17 @@ static uint32_t idx(const struct task *t)
 	return t->index >= 0 ? (uint32_t)t->index : TRACE_NO_TASK;
 }
 
+/* The tasks killed or ended before the synchronous release leave the
+ * run before its first slot (kernel/run/release.h). */
+static void leave_before_release(void)
+{
+	for (unsigned i = 0; i < ntasks; i++)
+		if (tasks[i].state != TASK_OK) {
+			jobs_stop(&tasks[i], 0);
+			decide_event(SCHED_EV_LEAVE, i, 0, 0);
+		}
+}
+
 static uint64_t on_boundary(void *ctx, unsigned cpu, uint64_t slot,
 			    int missed, uint64_t entry)
 {
@@ -78,6 +92,8 @@ static uint64_t on_boundary(void *ctx, unsigned cpu, uint64_t slot,
 		      idx(cur), 0, slot);
 	uint64_t slots = qclock_slots();
 	dispatch_account(slot);
+	if (cpu == 0 && slot == 0)
+		leave_before_release();
 	if (cpu == 0 && slot < slots)
 		jobs_boundary(slot, &next_event);
 	dispatch_enter_slot(slot);
@@ -87,15 +103,6 @@ static uint64_t on_boundary(void *ctx, unsigned cpu, uint64_t slot,
 	}
 	trace_emit(TRACE_TICK_END, 0, idx(cur), 0, slot);
 	return decide_next(slot);
-}
-
-static void after_boundary(void *ctx, unsigned cpu, struct trap_frame *f)
-{
-	(void)ctx;
-	(void)cpu;
-	(void)f;
-	dispatch_me()->in_kernel = 0;
-	dispatch_now();
 }
 
 /* Every CPU of the run: SSE state saving and the protections for ring 3,
@@ -110,34 +117,46 @@ static void cpu_prepare(void *arg)
 void sched_run_cpu(void *arg)
 {
 	(void)arg;
-	struct percpu *p = this_cpu();
-	p->state = CPU_MEASURING;
-	irq_disable();
-	dispatch_cpu_start();
-	qclock_cpu_start(0);
-	hourglass_idle();
-	qclock_cpu_stop();
-	p->state = CPU_DONE;
+	dispatch_cpu_run(hourglass_idle);
 }
 
-/* Every task can run here: its program is on the boot medium, and a
- * workload that completes jobs has periods. */
-static int check_work(const char *file, const char **reason)
+/* Every task can run here: its program is on the boot medium, and what
+ * the program declares it needs (lib/rt_abi.h, RT_PROG_*) the task has --
+ * periods for a program whose jobs need them, and in a quantum-driven run
+ * a program that ends its jobs for a task given exec=. */
+static int check_work(const struct sched_plugin *plugin, const char *file,
+		      const char **reason)
 {
 	for (unsigned i = 0; i < ts.ntasks; i++) {
 		const struct task_spec *s = &specs[i];
-		const char *w = taskset_work_name(s->work);
-		if (!program_exists(w)) {
-			kprintf("taskset: %s:%u: task %s: no program '%s' on the "
-				"boot medium (work=%s)\n", file, s->line, s->name,
-				w, w);
+		const char *w = s->work;
+		uint32_t flags;
+		char why[160];
+		if (program_find(w, &flags, why, sizeof why)) {
+			if (why[0])
+				kprintf("taskset: %s:%u: task %s: %s\n", file,
+					s->line, s->name, why);
+			else
+				kprintf("taskset: %s:%u: task %s: no program "
+					"'%s' on the boot medium (work=%s)\n",
+					file, s->line, s->name, w, w);
 			*reason = "program";
 			return -1;
 		}
-		if (s->work == TASK_WORK_BACKTEST && !s->p) {
-			kprintf("taskset: %s:%u: task %s: work=backtest completes "
+		if ((flags & RT_PROG_NEEDS_PERIODS) && !s->p) {
+			kprintf("taskset: %s:%u: task %s: work=%s completes "
 				"jobs, so it needs e= and p=; a weight-only task "
-				"has none\n", file, s->line, s->name);
+				"has none\n", file, s->line, s->name, w);
+			*reason = "work";
+			return -1;
+		}
+		if (s->has_exec && !plugin->event_us &&
+		    !(flags & RT_PROG_ENDS_JOBS)) {
+			kprintf("taskset: %s:%u: task %s: exec=%u says its jobs "
+				"end early, but work=%s does not end its jobs (it "
+				"declares no RT_PROG_ENDS_JOBS); under %s the "
+				"program ends them: use work=rtspin\n", file,
+				s->line, s->name, s->exec, w, plugin->name);
 			*reason = "work";
 			return -1;
 		}
@@ -175,7 +194,8 @@ static uint64_t trace_records_needed(uint64_t slots)
 	return n < 0xffffffffu ? n : 0xffffffffu;
 }
 
-static void fill_control(struct task *t, uint64_t quantum_us)
+static void fill_control(struct task *t, uint64_t quantum_us,
+			 uint64_t epoch_tsc)
 {
 	struct rt_control *c = t->control;
 	c->magic = RT_CONTROL_MAGIC;
@@ -188,20 +208,32 @@ static void fill_control(struct task *t, uint64_t quantum_us)
 	c->ws_bytes = t->spec->ws;
 	c->quantum_ns = quantum_us * 1000;
 	c->tsc_khz = tsc.khz;
-	c->epoch_tsc = qclock_t0();
+	c->epoch_tsc = epoch_tsc;
 	c->gap_threshold_cycles = hourglass_threshold();
 	c->seed = 0x9e3779b97f4a7c15ull ^ (uint64_t)(t->index + 1);
 	if (str_eq(power_hypervisor(), "TCGTCGTCGTCG"))
 		c->flags |= RT_CONTROL_PAUSE;
-	if (t->spec->work == TASK_WORK_BAD_WRITE_OTHER && ntasks > 1)
+	if ((t->prog_flags & RT_PROG_OTHER_PAGE) && ntasks > 1)
 		c->other_page = (uint64_t)tasks[(t->index + 1) % ntasks].control;
 }
 
-void sched_run_fill_controls(uint64_t quantum_us)
+void sched_run_fill_controls(uint64_t quantum_us, uint64_t epoch_tsc)
 {
+	syscall_describe_run(plugin_name, cpus, quantum_us);
 	for (unsigned i = 0; i < ntasks; i++)
-		fill_control(&tasks[i], quantum_us);
+		fill_control(&tasks[i], quantum_us, epoch_tsc);
 }
+
+int sched_run_release(uint64_t quantum_us, const char **reason)
+{
+	sched_run_fill_controls(quantum_us, 0);
+	if (release_phase(cpus, quantum_us, options.release_timeout_ms)) {
+		*reason = "quantum_clock";
+		return -1;
+	}
+	return 0;
+}
+
 
 void sched_run_threads_setup(struct task *idle)
 {
@@ -226,7 +258,8 @@ static int make_tasks(const char **reason)
 		t->spec = &specs[i];
 		t->name = specs[i].name;
 		char err[200];
-		if (program_load(t, err, sizeof err)) {
+		if (program_load(t, taskset_args(&ts, &specs[i]), specs[i].nargs,
+				 err, sizeof err)) {
 			kprintf("taskset: %s\n", err);
 			*reason = "program";
 			return -1;
@@ -268,6 +301,10 @@ int sched_run_prepare(const struct sched_plugin *plugin, const char *file,
 {
 	const char *name = plugin->name;
 	char err[256];
+	/* args= words never take more than the file's bytes. */
+	ts.argbuf = bootmem_alloc(len + 1);
+	ts.argbuf_max = len + 1;
+	ts.argbuf_len = 0;
 	if (taskset_parse(&ts, file, text, len, err, sizeof err)) {
 		kprintf("taskset: %s\n", err);
 		*reason = "taskset";
@@ -283,7 +320,8 @@ int sched_run_prepare(const struct sched_plugin *plugin, const char *file,
 				pn, name);
 	}
 	cpus = smp.online;
-	if (check_work(file, reason))
+	plugin_name = plugin->name;
+	if (check_work(plugin, file, reason))
 		return -1;
 	uint64_t records = trace_records_needed(slots);
 	if (check_memory(records, reason))
@@ -334,27 +372,24 @@ int sched_run_quanta(const struct sched_plugin *plugin, const char *file,
 		return -1;
 	}
 	trace_reset();
+	jobs_setup(&ts, tasks, ntasks);
+	sched_run_threads_setup(idle);
+	if (sched_run_release(quantum_us, reason))
+		return -1;
 	/* record=off: the run without the records' cost; run_report prints
 	 * only what needs none. */
 	trace_enable(options.record);
-	jobs_setup(&ts, tasks, ntasks);
-	sched_run_threads_setup(idle);
 	static const struct qclock_client client = {
-		on_boundary, after_boundary, 0, 1 };
+		on_boundary, dispatch_after_timer, 0, 1 };
 	qclock_prepare(staggered, slots, quantum_us, cpus, LEAD_US, &client);
-	sched_run_fill_controls(quantum_us);
+	sched_run_fill_controls(quantum_us, qclock_t0());
 	next_event = 0;
 
 	uint64_t timeout_us = LEAD_US + (slots + 1) * quantum_us * 2 + 2000000;
 	unsigned late = smp_run_on_all(sched_run_cpu, 0, timeout_us);
 	trace_enable(0);
 	if (late) {
-		for (unsigned k = 0; k < cpus; k++)
-			if (!qclock_cpu_done(k))
-				kprintf("sched: cpu %u stopped at boundary %llu of "
-					"%llu\n", k,
-					(unsigned long long)qclock_cpu_next(k),
-					(unsigned long long)slots);
+		qclock_say_stopped("sched");
 		*reason = "quantum_clock";
 		return -1;
 	}

@@ -60,7 +60,16 @@ int sched_run_quanta(const struct sched_plugin *plugin, const char *file,
  * thread until the run's end, stop.
  */
 void sched_run_threads_setup(struct task *idle);
-void sched_run_fill_controls(uint64_t quantum_us);
+void sched_run_fill_controls(uint64_t quantum_us, uint64_t epoch_tsc);
 void sched_run_cpu(void *arg);
+
+/*
+ * Also shared, after sched_run_threads_setup and before the run's clock
+ * (which sets T0): every task's control page without an epoch yet, and the
+ * phase before the synchronous release (kernel/run/release.h). Returns 0,
+ * or -1 with a one-word reason.
+ */
+int sched_run_release(uint64_t quantum_us, const char **reason);
+
 
 #endif

@@ -5,6 +5,7 @@
 #include "../../arch/x86/tsc.h"
 #include "../../lib/fmt.h"
 #include "../../lib/rt_abi.h"
+#include "../../lib/taskset.h"
 #include "../../sched/driver.h"
 #include "../run/dispatch.h"
 #include "../task/jobs.h"
@@ -12,10 +13,25 @@
 #include "../run/sched_decide.h"
 #include "../task/task.h"
 #include "../trace/trace.h"
+#include "release.h"
 #include "task_kill.h"
 #include "../task/vm.h"
 
 typedef int64_t (*syscall_fn)(struct task *t, struct trap_frame *f);
+
+static struct {
+	const char *sched;
+	unsigned cpus;
+	uint64_t quantum_us;
+} run;
+
+void syscall_describe_run(const char *sched, unsigned cpus,
+			  uint64_t quantum_us)
+{
+	run.sched = sched;
+	run.cpus = cpus;
+	run.quantum_us = quantum_us;
+}
 
 static uint64_t ns_since_epoch(uint64_t when)
 {
@@ -45,13 +61,33 @@ static int64_t sys_exit(struct task *t, struct trap_frame *f)
 	task_exit(t, (int64_t)f->rdi);
 }
 
+/* The task's jobs are the program's to end: it has periods, the kernel
+ * does not end every job itself (an event-driven run), and the run has
+ * begun. */
+static int ends_own_jobs(const struct task *t)
+{
+	return t->jobs.periodic && !dispatch_event_driven() &&
+	       !dispatch_before_release();
+}
+
+/* After a job's end: out for the rest of slot (back when the plugin
+ * chooses t for a later one) when `out`; then this CPU runs its answer. */
+static int64_t leave_cpu(struct task *t, uint64_t slot, int out)
+{
+	if (out) {
+		t->slept_through = slot + 1;
+		t->sleeping = 1;
+	}
+	dispatch_me()->in_kernel = 0;
+	dispatch_now();
+	return 0;
+}
+
 static int64_t sys_sleep_next_period(struct task *t, struct trap_frame *f)
 {
 	(void)f;
-	if (!t->jobs.periodic || dispatch_event_driven())
-		return -RT_EINVAL;      /* a weight-only task has no periods; in
-					 * an event-driven run the kernel ends
-					 * the jobs */
+	if (!ends_own_jobs(t))
+		return -RT_EINVAL;
 	uint64_t slot = dispatch_slot_now();
 	uint64_t job = t->jobs.done;
 	dispatch_account(slot);
@@ -67,32 +103,102 @@ static int64_t sys_sleep_next_period(struct task *t, struct trap_frame *f)
 	 * job after the one running. */
 	if (t->jobs.done == job) {
 		jobs_complete(t, qclock_now());
-		decide_event(SCHED_EV_COMPLETE, (unsigned)t->index, slot);
+		decide_event(SCHED_EV_COMPLETE, (unsigned)t->index, slot, 0);
 	}
-	/* Back when the plugin chooses it for a later slot. */
-	dispatch_me()->in_kernel = 0;
-	dispatch_now();
-	return 0;
+	return leave_cpu(t, slot, 0);
+}
+
+/*
+ * Job `job` ends now. The rest of the slot is the task's next job's when
+ * the plugin, told of the end, answers this CPU with the task again (its
+ * next job is out already); otherwise the task is out until the plugin
+ * chooses it for a later slot -- as after sleep_next_period, whose task
+ * the plugin's new answer takes back (dispatch_changed).
+ */
+static int64_t sys_end_job(struct task *t, struct trap_frame *f)
+{
+	if (!ends_own_jobs(t))
+		return -RT_EINVAL;
+	uint64_t job = f->rdi;
+	uint64_t slot = dispatch_slot_now();
+	dispatch_account(slot);
+	if (job < t->jobs.done)
+		return RT_JOB_ENDED;
+	if (job > t->jobs.done)
+		return -RT_EINVAL;
+	int again;
+	jobs_complete(t, qclock_now());
+	decide_event(SCHED_EV_COMPLETE, (unsigned)t->index, slot, &again);
+	return leave_cpu(t, slot, !again || decide_answer(this_cpu()->cpu, slot)
+				      != t->index);
+}
+
+static int64_t sys_wait_release(struct task *t, struct trap_frame *f)
+{
+	(void)f;
+	return release_wait(t);
 }
 
 static int64_t sys_time(struct task *t, struct trap_frame *f)
 {
 	(void)t;
 	(void)f;
+	if (dispatch_before_release())
+		return 0;
 	return (int64_t)ns_since_epoch(qclock_now());
+}
+
+static void copy_name(char *dst, const char *src)
+{
+	unsigned i = 0;
+	for (; src[i] && i + 1 < RT_NAME_MAX; i++)
+		dst[i] = src[i];
+	dst[i] = 0;
+}
+
+static int64_t sys_task_info(struct task *t, struct trap_frame *f)
+{
+	const struct task_spec *s = t->spec;
+	uint64_t q = run.quantum_us * 1000;
+	struct rt_task_info info = {
+		.task = (uint32_t)t->index, .cpus = run.cpus, .e = s->e,
+		.p = s->p, .d = s->d, .phase = s->phase, .weight = s->weight,
+		.exec = s->has_exec ? s->exec : RT_NOT_GIVEN,
+		.ws_bytes = s->ws, .prio = s->has_prio ? s->prio : RT_NOT_GIVEN,
+		.cpu = s->cpu,
+		.flags = dispatch_event_driven() ? RT_TASK_EVENT_DRIVEN : 0,
+		.quantum_ns = q, .budget_ns = s->e * q, .period_ns = s->p * q,
+		.deadline_ns = s->d * q, .phase_ns = s->phase * q,
+		.exec_ns = (s->has_exec ? s->exec : s->e) * q,
+	};
+	copy_name(info.name, t->name);
+	copy_name(info.work, s->work);
+	copy_name(info.sched, run.sched);
+	if (vm_copy_to_user(t->vm, f->rdi, &info, sizeof info))
+		bad_pointer(t, f, "task_info", f->rdi, sizeof info);
+	return 0;
 }
 
 static int64_t sys_job_info(struct task *t, struct trap_frame *f)
 {
 	struct rt_job_info info = { 0 };
 	const struct task_spec *s = t->spec;
-	info.job = t->jobs.done;
-	if (t->jobs.periodic) {
+	uint64_t q = run.quantum_us * 1000;
+	if (s->p) {
+		info.budget_ns = s->e * q;
+		info.period_ns = s->p * q;
+	}
+	if (dispatch_job_info((unsigned)t->index, &info)) {
+		/* an event-driven run's own account */
+	} else if (t->jobs.periodic) {
+		/* Quanta up to now are charged, so ran_ns is current. */
+		if (!dispatch_before_release())
+			dispatch_account(dispatch_slot_now());
+		info.job = t->jobs.done;
 		uint64_t r = jobs_release_slot(t, info.job);
 		info.release_ns = slot_ns(r);
 		info.deadline_ns = slot_ns(r + s->d);
-		info.budget_ns = slot_ns(s->e);
-		info.period_ns = slot_ns(s->p);
+		info.ran_ns = t->jobs.ran * q;
 	}
 	info.now_ns = ns_since_epoch(qclock_now());
 	info.task = (uint32_t)t->index;
@@ -137,6 +243,9 @@ static const syscall_fn table[RT_SYS_COUNT] = {
 	[RT_SYS_TIME] = sys_time,
 	[RT_SYS_JOB_INFO] = sys_job_info,
 	[RT_SYS_WRITE] = sys_write,
+	[RT_SYS_WAIT_RELEASE] = sys_wait_release,
+	[RT_SYS_END_JOB] = sys_end_job,
+	[RT_SYS_TASK_INFO] = sys_task_info,
 	[RT_SYS_TRACE] = sys_trace,
 };
 

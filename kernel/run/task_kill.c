@@ -25,12 +25,13 @@ static void __attribute__((noreturn)) leave(struct task *t)
 	cs->in_kernel = 1;
 	/* An event-driven run has no quantum job model: its plugin goes on
 	 * choosing the task, and the CPU idles in its time (kernel/run/dispatch.c
-	 * runs no killed thread). */
-	if (!dispatch_event_driven()) {
+	 * runs no killed thread). Before the synchronous release no job and
+	 * no plugin run yet: the task leaves at slot 0 (kernel/run/release.h). */
+	if (!dispatch_event_driven() && !dispatch_before_release()) {
 		uint64_t slot = dispatch_slot_now();
 		dispatch_account(slot);
 		jobs_stop(t, slot);
-		decide_event(SCHED_EV_LEAVE, (unsigned)t->index, slot);
+		decide_event(SCHED_EV_LEAVE, (unsigned)t->index, slot, 0);
 	}
 	cs = dispatch_me();
 	cs->in_kernel = 0;

@@ -5,6 +5,7 @@
 #include "../../lib/fmt.h"
 #include "../../lib/rt_abi.h"
 #include "../../lib/str.h"
+#include "../../lib/task_args.h"
 #include "task.h"
 #include "vm.h"
 
@@ -29,14 +30,25 @@ static const struct mb2_module *find(const char *name)
 	return 0;
 }
 
-int program_exists(const char *name)
+int program_find(const char *name, uint32_t *flags, char *err,
+		 size_t errlen)
 {
-	return find(name) != 0;
+	const struct mb2_module *m = find(name);
+	err[0] = 0;
+	*flags = 0;
+	if (!m)
+		return -1;
+	struct elf64_image img;
+	if (elf64_parse(name, m->start, m->len, &img, err, errlen))
+		return -1;
+	*flags = img.prog_flags;
+	return 0;
 }
 
-int program_load(struct task *t, char *err, size_t errlen)
+int program_load(struct task *t, const char *args, unsigned nargs, char *err,
+		 size_t errlen)
 {
-	const char *name = taskset_work_name(t->spec->work);
+	const char *name = t->spec->work;
 	const struct mb2_module *m = find(name);
 	if (!m) {
 		fmt_snprintf(err, errlen, "task %s: no program '%s' on the boot "
@@ -69,9 +81,21 @@ int program_load(struct task *t, char *err, size_t errlen)
 	}
 	if (t->spec->ws)
 		vm_map_new(vm, RT_WS_BASE, t->spec->ws, VM_WRITE);
-	vm_map_new(vm, RT_STACK_TOP - RT_STACK_SIZE, RT_STACK_SIZE, VM_WRITE);
+	uint8_t *stack = vm_map_new(vm, RT_STACK_TOP - RT_STACK_SIZE,
+				    RT_STACK_SIZE, VM_WRITE);
+	/* argc and argv on the stack's first page at most. */
+	t->user_rsp = task_args_frame(stack + RT_STACK_SIZE - PAGE, PAGE,
+				      RT_STACK_TOP, name, args ? args : "",
+				      args ? nargs : 0);
+	if (!t->user_rsp) {
+		fmt_snprintf(err, errlen, "task %s: its args= take more than "
+			     "the %llu bytes of stack kept for them", t->name,
+			     PAGE);
+		return -1;
+	}
 	t->control = vm_map_new(vm, RT_CONTROL, PAGE, VM_WRITE);
 	t->vm = vm;
 	t->entry = img.entry;
+	t->prog_flags = img.prog_flags;
 	return 0;
 }

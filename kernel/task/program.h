@@ -8,6 +8,7 @@
 #define KERNEL_PROGRAM_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "../core/mb2.h"
 
@@ -16,14 +17,22 @@ struct task;
 /* The modules GRUB loaded (once, at boot). */
 void program_setup(const struct mb2_info *boot);
 
-/* Whether a program of that name is there. */
-int program_exists(const char *name);
+/*
+ * Whether a program of that name is there: 0 with its declaration's
+ * RT_PROG_* flags (lib/rt_abi.h) in *flags; -1 when there is none, or
+ * when lib/elf64 refuses it (why in err, empty for a missing one).
+ */
+int program_find(const char *name, uint32_t *flags, char *err,
+		 size_t errlen);
 
 /*
  * A new address space for t with its program (work=) mapped, and t's
- * entry, vm and control set. Returns 0, or -1 with a message in err (no
- * such program, a program lib/elf64 refuses, a working set too large).
+ * entry, first stack pointer (its argc/argv frame, argv[1..] the nargs
+ * words at args), vm, control and prog_flags set. Returns 0, or -1 with a
+ * message in err (no such program, a program lib/elf64 refuses, a working
+ * set too large, arguments that do not fit the stack).
  */
-int program_load(struct task *t, char *err, size_t errlen);
+int program_load(struct task *t, const char *args, unsigned nargs, char *err,
+		 size_t errlen);
 
 #endif

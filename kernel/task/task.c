@@ -35,7 +35,7 @@ void task_init_user(struct task *t,
 	f->rip = t->entry;
 	f->cs = GDT_USER_CODE;
 	f->rflags = RFLAGS_IF | RFLAGS_RESERVED;
-	f->rsp = RT_STACK_TOP;
+	f->rsp = t->user_rsp;
 	f->ss = GDT_USER_DATA;
 	t->rsp = context_new((uint8_t *)f, first_run, t);
 }

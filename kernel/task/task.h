@@ -72,6 +72,8 @@ struct task {
 	struct vm_space *vm;            /* NULL for a kernel thread */
 	struct rt_control *control;     /* the kernel's view of its page */
 	uint64_t entry;                 /* its program's first instruction */
+	uint64_t user_rsp;              /* ... and stack pointer (argc) */
+	uint32_t prog_flags;            /* its program's RT_PROG_* */
 
 	/* CPU time (kernel/run/dispatch.c): stretches ended, in boot-CPU TSC
 	 * cycles, and when the one in progress began. */

@@ -41,6 +41,15 @@ static void cpu_run(void *arg)
 int clock_selftest(int staggered, uint64_t slots, uint64_t quantum_us,
 		   int trace_lines, const char **reason)
 {
+	struct clock_stats r;
+	return clock_selftest_stats(staggered, slots, quantum_us, trace_lines,
+				    &r, reason);
+}
+
+int clock_selftest_stats(int staggered, uint64_t slots, uint64_t quantum_us,
+			 int trace_lines, struct clock_stats *r,
+			 const char **reason)
+{
 	static const struct qclock_client client = { on_boundary, 0, 0, 0 };
 	unsigned m = smp.online;
 	qclock_prepare(staggered, slots, quantum_us, m, LEAD_US, &client);
@@ -62,10 +71,9 @@ int clock_selftest(int staggered, uint64_t slots, uint64_t quantum_us,
 					(unsigned long long)slots);
 		return -1;
 	}
-	struct clock_stats r;
-	clock_stats_summarise(&r);
+	clock_stats_summarise(r);
 	if (trace_lines)
 		clock_stats_trace_lines();
-	clock_stats_report(&r);
+	clock_stats_report(r);
 	return 0;
 }

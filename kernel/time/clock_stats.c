@@ -99,20 +99,40 @@ static uint64_t spreads(uint64_t *out)
 	return n;
 }
 
+/* Calls visit(ctx, k, slot, entry, ideal) for every boundary of the run
+ * that CPU k serviced, CPU by CPU in slot order. */
+static void each_serviced(void (*visit)(void *ctx, unsigned k, uint64_t slot,
+					uint64_t entry, uint64_t ideal),
+			  void *ctx)
+{
+	uint64_t slot, entry;
+	for (unsigned k = 0; k < qclock_cpus(); k++) {
+		struct ticks c = ticks_of(k);
+		while (next_tick(&c, &slot, &entry))
+			if (entry)
+				visit(ctx, k, slot, entry, qclock_ideal(k, slot));
+	}
+}
+
+struct samples {
+	uint64_t *out, n;
+};
+
+static void deviation(void *ctx, unsigned k, uint64_t slot, uint64_t entry,
+		      uint64_t want)
+{
+	(void)k;
+	(void)slot;
+	struct samples *s = ctx;
+	s->out[s->n++] = entry > want ? entry - want : want - entry;
+}
+
 /* Staggered: how far each CPU's boundary is from its ideal time. */
 static uint64_t deviations(uint64_t *out)
 {
-	uint64_t n = 0, slot, entry;
-	for (unsigned k = 0; k < qclock_cpus(); k++) {
-		struct ticks c = ticks_of(k);
-		while (next_tick(&c, &slot, &entry)) {
-			if (!entry)
-				continue;
-			uint64_t want = qclock_ideal(k, slot);
-			out[n++] = entry > want ? entry - want : want - entry;
-		}
-	}
-	return n;
+	struct samples s = { out, 0 };
+	each_serviced(deviation, &s);
+	return s.n;
 }
 
 void clock_stats_summarise(struct clock_stats *r)
@@ -146,6 +166,36 @@ void clock_stats_summarise(struct clock_stats *r)
 		r->err_p99_ns = tsc_to_ns(percentile_u64(out, n, 99));
 		r->err_max_ns = tsc_to_ns(out[n - 1]);
 	}
+}
+
+struct latest {
+	struct clock_late *out;
+	unsigned n, have;
+};
+
+/* Keeps the n latest boundaries, latest first (by insertion). */
+static void keep_latest(void *ctx, unsigned k, uint64_t slot, uint64_t entry,
+			uint64_t want)
+{
+	struct latest *l = ctx;
+	uint64_t late = entry > want ? entry - want : 0;
+	unsigned i = l->have < l->n ? l->have++ : l->n;
+	while (i > 0 && l->out[i - 1].ns < late) {
+		if (i < l->n)
+			l->out[i] = l->out[i - 1];
+		i--;
+	}
+	if (i < l->n)
+		l->out[i] = (struct clock_late){ late, k, slot };
+}
+
+unsigned clock_stats_latest(struct clock_late *out, unsigned n)
+{
+	struct latest l = { out, n, 0 };
+	each_serviced(keep_latest, &l);
+	for (unsigned i = 0; i < l.have; i++)
+		out[i].ns = tsc_to_ns(out[i].ns);
+	return l.have;
 }
 
 /* a - b in nanoseconds as a sign and a magnitude, for printing. */

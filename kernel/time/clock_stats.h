@@ -31,6 +31,17 @@ int clock_stats_begin(void);
 /* After the run. */
 void clock_stats_summarise(struct clock_stats *out);
 void clock_stats_report(const struct clock_stats *r);
+/* One boundary's lateness: how long after its ideal time the interrupt
+ * entered (0 when it entered before). */
+struct clock_late {
+	uint64_t ns;
+	unsigned cpu;
+	uint64_t slot;
+};
+/* After the run: the n latest boundaries serviced, latest first; returns
+ * how many there were (at most n). Missed boundaries count in `missed`,
+ * not here. */
+unsigned clock_stats_latest(struct clock_late *out, unsigned n);
 /* trace=on: one line per CPU and boundary, `TRACE tick mode=M cpu=K
  * slot=I at_ns=A late_ns=N`: when the interrupt entered, from the epoch
  * T0, and how long after its ideal time, both negative when before;

@@ -139,6 +139,15 @@ uint64_t qclock_cpu_next(unsigned cpu)
 	return qclock.cpu[cpu].next;
 }
 
+void qclock_say_stopped(const char *who)
+{
+	for (unsigned k = 0; k < qclock.m; k++)
+		if (!qclock.cpu[k].done)
+			kprintf("%s: cpu %u stopped at boundary %llu of %llu\n",
+				who, k, (unsigned long long)qclock.cpu[k].next,
+				(unsigned long long)qclock.slots);
+}
+
 /* Arms CPU k's timer for the boundary due at `due` (BSP time). */
 static void arm(unsigned k, uint64_t due)
 {

@@ -71,6 +71,9 @@ uint64_t qclock_cpu_serviced(unsigned cpu);
 uint64_t qclock_cpu_missed(unsigned cpu);
 /* The next boundary CPU cpu waits for. */
 uint64_t qclock_cpu_next(unsigned cpu);
+/* After a run some CPU did not finish: "WHO: cpu K stopped at boundary N
+ * of SLOTS" for each such CPU. */
+void qclock_say_stopped(const char *who);
 
 /* CPU k's boundary i in the boot CPU's TSC time (i may be `slots`: the
  * run's end). */

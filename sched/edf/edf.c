@@ -11,14 +11,15 @@
 
 struct edf {
 	unsigned cpus, ntasks;
-	int global;
+	unsigned cluster;            /* CPUs per cluster: M (G-EDF), 1 (P-EDF) */
+	int global;                  /* push and pull inside each cluster */
 	const struct taskset *ts;
 	struct sched_env env;
 	struct edf_jobs jobs;
 	struct edf_job_task *task;   /* jobs.task */
 	int *pos;                    /* per task: place in its queue, or -1 */
 	struct edf_rq *rq;           /* per CPU */
-	struct edf_push push;
+	struct edf_push *push;       /* per cluster, when global */
 	int *answer;                 /* per CPU: what it was last told to run */
 	uint64_t now;                /* the boundary processed last */
 	int started;
@@ -51,7 +52,7 @@ static void head_changed(struct edf *s, unsigned cpu, int old_head)
 	if (head == old_head)
 		return;
 	if (s->global)
-		edf_push_update(&s->push, cpu);
+		edf_push_update(&s->push[cpu / s->cluster], cpu % s->cluster);
 	if (head != s->answer[cpu]) {
 		s->reschedules++;
 		s->env.resched(s->env.ctx, cpu);
@@ -77,24 +78,35 @@ static void dequeue(struct edf *s, unsigned cpu, unsigned task)
 	timed(s, EDF_OP_DEQUEUE, start);
 }
 
+/* The first CPU of cpu's cluster: a job moves among [base, base + K). */
+static unsigned cluster_base(const struct edf *s, unsigned cpu)
+{
+	return cpu - cpu % s->cluster;
+}
+
 /*
  * Sec. 4: "A push operation tries to move the first ready and not running
  * task of an overloaded queue to a CPU where it can execute", the CPU
  * running the latest deadline (or an idle one). The job it displaces there
  * becomes that queue's first pushable one and is offered on in turn; the
  * loop stops when the pushable job at hand is later than every running one.
+ * Clustered, the CPUs are those of cpu's cluster, whose push structure
+ * numbers them from 0.
  */
 static void push(struct edf *s, unsigned cpu)
 {
+	unsigned base = cluster_base(s, cpu);
+	const struct edf_push *p = &s->push[cpu / s->cluster];
 	for (;;) {
 		int task = edf_rq_next(&s->rq[cpu]);
 		if (task < 0)
 			return;
 		uint64_t start = clock_now(s);
-		int dst = edf_push_find(&s->push, s->jobs.key[task]);
+		int dst = edf_push_find(p, s->jobs.key[task]);
 		timed(s, EDF_OP_PUSH_FIND, start);
 		if (dst < 0)
 			return;
+		dst += (int)base;
 		dequeue(s, cpu, (unsigned)task);
 		enqueue(s, (unsigned)dst, (unsigned)task);
 		s->pushes++;
@@ -107,14 +119,14 @@ static void push(struct edf *s, unsigned cpu)
  * Sec. 4: "A pull operation tries to move the most urgent ready and not
  * running tasks among all tasks on all overloaded queues in the current
  * CPU"; Sec. 6.3: it looks at all queues in sequence, through their cached
- * earliest_dl.next (Fig. 2).
+ * earliest_dl.next (Fig. 2). Clustered: the queues of cpu's cluster.
  */
 static void pull(struct edf *s, unsigned cpu)
 {
 	uint64_t start = clock_now(s);
-	unsigned best = cpu;
+	unsigned best = cpu, base = cluster_base(s, cpu);
 	uint64_t best_key = s->rq[cpu].earliest_curr;
-	for (unsigned c = 0; c < s->cpus; c++)
+	for (unsigned c = base; c < base + s->cluster; c++)
 		if (c != cpu && s->rq[c].earliest_next < best_key) {
 			best = c;
 			best_key = s->rq[c].earliest_next;
@@ -174,11 +186,12 @@ static void finish(struct edf *s, unsigned i, uint64_t c)
 }
 
 #if SCHED_DEBUG
-static void check(const struct edf *s)
+/* The invariant of edf.h in the cluster from CPU base. */
+static void check_cluster(const struct edf *s, unsigned base)
 {
 	uint64_t max_head = 0, min_pushable = EDF_KEY_NONE;
 	int idle = 0, waiting = 0;
-	for (unsigned c = 0; c < s->cpus; c++) {
+	for (unsigned c = base; c < base + s->cluster; c++) {
 		const struct edf_rq *rq = &s->rq[c];
 		if (rq->n == 0)
 			idle = 1;
@@ -192,8 +205,14 @@ static void check(const struct edf *s)
 	if (s->global && ((idle && waiting) ||
 			  (waiting && min_pushable < max_head)))
 		__builtin_trap();
-	if (s->global && edf_push_check(&s->push))
+	if (s->global && edf_push_check(&s->push[base / s->cluster]))
 		__builtin_trap();
+}
+
+static void check(const struct edf *s)
+{
+	for (unsigned base = 0; base < s->cpus; base += s->cluster)
+		check_cluster(s, base);
 }
 #endif
 
@@ -380,21 +399,49 @@ void edf_summary(struct edf *s, sched_put_fn put, void *ctx)
 }
 
 static void dump_mask(sched_print_fn print, void *ctx, const char *label,
-		      const uint64_t *mask, unsigned cpus)
+		      const uint64_t *mask, unsigned base, unsigned cpus)
 {
 	for (unsigned k = 0; k < cpus; k++)
 		if (cpumask_test(mask, k))
-			sched_report_line(print, ctx, "edf %s %u", label, k);
+			sched_report_line(print, ctx, "edf %s %u", label,
+					  base + k);
+}
+
+/* One cluster's push structure; its CPUs numbered as the machine's. */
+static void dump_push(const struct edf *s, unsigned base,
+		      sched_print_fn print, void *ctx)
+{
+	const struct edf_push *p = &s->push[base / s->cluster];
+	if (p->mode == EDF_PUSH_HEAP) {
+		for (unsigned i = 0; i < p->heap.size; i++) {
+			const struct cpudl_item *e = &p->heap.elements[i];
+			sched_report_line(print, ctx, "edf cpudl %u cpu=%u %s "
+					  "dl=%llu", i, base + e->cpu,
+					  s->ts->task[e->key &
+						      (EDF_MAX_TASKS - 1)].name,
+					  (unsigned long long)(e->key >>
+							       EDF_TASK_BITS));
+		}
+		dump_mask(print, ctx, "free", p->heap.free_cpus, base,
+			  s->cluster);
+	} else if (p->mode == EDF_PUSH_FMASK) {
+		dump_mask(print, ctx, "fmask", p->fmask, base, s->cluster);
+	}
 }
 
 void edf_dump(const struct edf *s, sched_print_fn print, void *ctx)
 {
-	const struct edf_push *p = &s->push;
-	/* Partitioned EDF pushes nothing and has no push structure. */
-	if (s->global)
+	/* Partitioned EDF pushes nothing and has no push structure; a
+	 * cluster size is shown only between the two ends (P-EDF, G-EDF). */
+	if (s->global && s->cluster < s->cpus)
+		sched_report_line(print, ctx, "edf global=1 now=%llu push=%s "
+				  "cluster=%u", (unsigned long long)s->now,
+				  edf_push_mode_name(s->push[0].mode),
+				  s->cluster);
+	else if (s->global)
 		sched_report_line(print, ctx, "edf global=1 now=%llu push=%s",
 				  (unsigned long long)s->now,
-				  edf_push_mode_name(p->mode));
+				  edf_push_mode_name(s->push[0].mode));
 	else
 		sched_report_line(print, ctx, "edf global=0 now=%llu",
 				  (unsigned long long)s->now);
@@ -406,20 +453,14 @@ void edf_dump(const struct edf *s, sched_print_fn print, void *ctx)
 					  (unsigned long long)(s->jobs.key[t] >>
 							       EDF_TASK_BITS));
 		}
-	if (s->global && p->mode == EDF_PUSH_HEAP) {
-		for (unsigned i = 0; i < p->heap.size; i++) {
-			const struct cpudl_item *e = &p->heap.elements[i];
-			sched_report_line(print, ctx, "edf cpudl %u cpu=%u %s "
-					  "dl=%llu", i, e->cpu,
-					  s->ts->task[e->key &
-						      (EDF_MAX_TASKS - 1)].name,
-					  (unsigned long long)(e->key >>
-							       EDF_TASK_BITS));
-		}
-		dump_mask(print, ctx, "free", p->heap.free_cpus, s->cpus);
-	} else if (s->global && p->mode == EDF_PUSH_FMASK) {
-		dump_mask(print, ctx, "fmask", p->fmask, s->cpus);
-	}
+	for (unsigned base = 0; s->global && base < s->cpus;
+	     base += s->cluster)
+		dump_push(s, base, print, ctx);
+}
+
+unsigned edf_cluster(const struct edf *s)
+{
+	return s->cluster;
 }
 
 void edf_set_clock(struct edf *s, uint64_t (*clock)(void))
@@ -435,7 +476,8 @@ void edf_op_stats(const struct edf *s, struct edf_op_stats *out)
 
 struct edf *edf_create(const struct sched_config *cfg,
 		       const struct sched_env *env, enum edf_push_mode mode,
-		       const unsigned *partition, struct sched_error *err)
+		       unsigned cluster, const unsigned *home,
+		       struct sched_error *err)
 {
 	const struct taskset *ts = cfg->tasks;
 	/* The plugins have refused weight-only tasks (p = 0) already. */
@@ -449,7 +491,8 @@ struct edf *edf_create(const struct sched_config *cfg,
 	unsigned n = ts->ntasks;
 	s->cpus = cfg->cpus;
 	s->ntasks = n;
-	s->global = partition == 0;
+	s->cluster = cluster ? cluster : 1;
+	s->global = cluster != 0;
 	s->ts = ts;
 	s->env = *env;
 	edf_jobs_init(&s->jobs, ts, env);
@@ -463,10 +506,15 @@ struct edf *edf_create(const struct sched_config *cfg,
 	}
 	for (unsigned i = 0; i < n; i++) {
 		/* Global: spread the first arrivals; the pushes move them. */
-		s->task[i].cpu = partition ? partition[i] : i % s->cpus;
+		s->task[i].cpu = home ? home[i] : i % s->cpus;
 		s->pos[i] = -1;
 	}
-	if (s->global)
-		edf_push_init(&s->push, mode, s->cpus, s->rq, env);
+	if (s->global) {
+		unsigned clusters = s->cpus / cluster;
+		s->push = env->alloc(env->ctx, clusters * sizeof *s->push);
+		for (unsigned c = 0; c < clusters; c++)
+			edf_push_init(&s->push[c], mode, cluster,
+				      &s->rq[c * cluster], env);
+	}
 	return s;
 }

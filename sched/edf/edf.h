@@ -1,5 +1,6 @@
 /*
- * sched/edf/edf: the EDF engine behind the `gedf` and `pedf` plugins.
+ * sched/edf/edf: the EDF engine behind the `gedf`, `pedf` and `cedf`
+ * plugins.
  *
  * Global EDF as in the global EDF paper (Lelli et al., Sec. 4): one logical
  * global queue made of per-CPU ready queues (rq.h); a job that arrives goes
@@ -7,7 +8,10 @@
  * one; a CPU whose job completes or blocks pulls the earliest pushable job
  * of all the other queues. The push target comes from the selectable push
  * structure (push.h). With partitioning, each task stays on its CPU and
- * nothing moves.
+ * nothing moves. Clustered (C-EDF), the CPUs are split into clusters of K:
+ * each cluster is a global EDF of its own -- its own push structure, pulls
+ * from its own queues -- and a task's jobs never leave its cluster; K = M
+ * is global EDF, K = 1 partitioned.
  *
  * The job model (quanta): task i releases jobs at phase + k * p_i, each
  * needing e_i quanta by release + d_i. A job completes at the end of the
@@ -19,8 +23,9 @@
  * Priority and ties: a job's key is (absolute deadline, task index), smaller
  * first; so two jobs never tie and "the M earliest-deadline jobs" is one
  * set. Invariant after every event (checked under SCHED_DEBUG): every queued
- * job that is not at the head of its queue has a larger key than every head,
- * and no queue is empty while another holds two jobs.
+ * job that is not at the head of its queue has a larger key than every head
+ * of its cluster, and no queue is empty while another of its cluster holds
+ * two jobs.
  *
  * Blocking and waking (`at` events, decided here; the paper has none):
  * - block at t: the task's current job, if any, leaves its queue (a pull on
@@ -74,13 +79,19 @@ struct edf_op_stats {
 struct edf;
 
 /*
- * Creates the engine. partition == NULL: global EDF with the given push
- * structure; otherwise P-EDF with task i on CPU partition[i] (copied).
- * Returns NULL with a message for a set it cannot schedule.
+ * Creates the engine over clusters of `cluster` CPUs each -- CPUs
+ * [c * cluster, (c + 1) * cluster) form cluster c; cluster divides M --
+ * with global EDF inside each cluster through the given push structure:
+ * cluster = M is G-EDF, between 1 and M C-EDF. cluster = 0 is P-EDF: no
+ * push structure, nothing moves. Task i's jobs are first queued on CPU
+ * home[i] and stay in its cluster (P-EDF: on that CPU); home == NULL: CPU
+ * i mod M (read at creation only). Returns NULL with a message for a set
+ * it cannot schedule.
  */
 struct edf *edf_create(const struct sched_config *cfg,
 		       const struct sched_env *env, enum edf_push_mode mode,
-		       const unsigned *partition, struct sched_error *err);
+		       unsigned cluster, const unsigned *home,
+		       struct sched_error *err);
 
 int edf_schedule(struct edf *s, unsigned cpu, uint64_t t);
 /* After the calls at t: the first boundary after t with a release or a
@@ -102,6 +113,8 @@ void edf_summary(struct edf *s, sched_put_fn put, void *ctx);
  * mask (format in docs/debugging.md). */
 void edf_dump(const struct edf *s, sched_print_fn print, void *ctx);
 
+/* CPUs per cluster (edf_create; 1 for P-EDF). */
+unsigned edf_cluster(const struct edf *s);
 
 /*
  * Times enqueue, dequeue and the push decision with clock (e.g. the TSC);

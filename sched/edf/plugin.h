@@ -1,14 +1,17 @@
-/* sched/edf/plugin: the gedf and pedf plugins (registered in registry.c). */
+/* sched/edf/plugin: the gedf, pedf and cedf plugins (registered in
+ * registry.c). */
 #ifndef SCHED_EDF_PLUGIN_H
 #define SCHED_EDF_PLUGIN_H
 
 #include "edf.h"
 
-/* The engine inside a gedf/pedf plugin state, for tools that time it. */
+/* The engine inside a gedf, pedf or cedf plugin state, for tools that
+ * time it. */
 struct edf *edf_plugin_engine(void *plugin_state);
 
-/* What every EDF plugin (gedf, pedf, ngedf) requires of a set: aligned
- * quanta and e/p tasks; -1 with a message naming the plugin or task. */
+/* What every EDF plugin (gedf, pedf, cedf, ngedf) and gfp require of a
+ * set: aligned quanta and e/p tasks; -1 with a message naming the plugin
+ * or task. */
 int edf_check_set(const struct sched_config *cfg, const char *name,
 		  struct sched_error *err);
 

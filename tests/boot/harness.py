@@ -71,6 +71,42 @@ def make_iso(out, cmdline=None, tasks=None, entry=0, omit_program=None):
     return out
 
 
+def qemu_command(iso, serial, smp=2, machine="pc", firmware="bios",
+                 icount=None, extra=(), memory="256M", usb_stick=None,
+                 vars_copy=None):
+    """QEMU's argument list for qemu(): iso the medium, serial the console
+    file, usb_stick the copy to attach as a USB disk (else a CD), vars_copy
+    the UEFI variables' copy. Work items hash it into their key."""
+    cmd = ["qemu-system-x86_64", "-machine", machine, "-smp", str(smp),
+           "-m", memory, "-display", "none", "-no-reboot",
+           "-serial", f"file:{serial}", "-monitor", "none", *DEBUG_EXIT]
+    if usb_stick:
+        cmd += ["-device", "qemu-xhci", "-drive",
+                f"if=none,id=stick,format=raw,file={usb_stick}",
+                "-device", "usb-storage,drive=stick,bootindex=0"]
+    else:
+        cmd += ["-cdrom", str(iso)]
+    if firmware == "uefi":
+        cmd += ["-drive", f"if=pflash,format=raw,readonly=on,file={OVMF_CODE}",
+                "-drive", f"if=pflash,format=raw,file={vars_copy}"]
+    if icount:
+        cmd += ["-icount", icount]
+    return cmd + list(extra)
+def user_progs_build(progs):
+    """Where make USER_PROGS_DIR=progs builds its programs (mk/user.mk)."""
+    return BUILD / "user-dirs" / str(progs.absolute()).lstrip("/")
+
+
+def drop_user_progs_build(progs):
+    """Removes that directory and its parents left empty."""
+    path = user_progs_build(progs)
+    shutil.rmtree(path, ignore_errors=True)
+    try:
+        os.removedirs(path.parent)
+    except OSError:
+        pass        # a parent still holds another's build
+
+
 def qemu(iso, smp=2, machine="pc", firmware="bios", timeout=240,
          icount=None, extra=(), memory="256M", usb_stick=False):
     """Boots iso and returns the Boot. icount: a `-icount` argument string
@@ -79,26 +115,18 @@ def qemu(iso, smp=2, machine="pc", firmware="bios", timeout=240,
     (as written to a stick with dd) instead of a CD."""
     with tempfile.TemporaryDirectory() as tmp:
         serial = pathlib.Path(tmp) / "serial.log"
-        cmd = ["qemu-system-x86_64", "-machine", machine, "-smp", str(smp),
-               "-m", memory, "-display", "none", "-no-reboot",
-               "-serial", f"file:{serial}", "-monitor", "none", *DEBUG_EXIT]
+        stick = vars_copy = None
         if usb_stick:
             # Writable like a real stick, so QEMU needs its own copy.
             stick = pathlib.Path(tmp) / "stick.img"
             shutil.copy(iso, stick)
-            cmd += ["-device", "qemu-xhci", "-drive",
-                    f"if=none,id=stick,format=raw,file={stick}",
-                    "-device", "usb-storage,drive=stick,bootindex=0"]
-        else:
-            cmd += ["-cdrom", str(iso)]
         if firmware == "uefi":
             vars_copy = pathlib.Path(tmp) / "vars.fd"
             shutil.copy(OVMF_VARS, vars_copy)
-            cmd += ["-drive", f"if=pflash,format=raw,readonly=on,file={OVMF_CODE}",
-                    "-drive", f"if=pflash,format=raw,file={vars_copy}"]
-        if icount:
-            cmd += ["-icount", icount]
-        cmd += list(extra)
+        cmd = qemu_command(iso, serial, smp=smp, machine=machine,
+                           firmware=firmware, icount=icount, extra=extra,
+                           memory=memory, usb_stick=stick,
+                           vars_copy=vars_copy)
         timed_out = False
         try:
             proc = subprocess.run(cmd, capture_output=True, timeout=timeout)
@@ -242,7 +270,7 @@ def env_with(**kw):
 
 BOCHSRC = """\
 megs: 256
-cpu: model=corei7_haswell_4770, count=1:{cpus}:1, ips=50000000
+cpu: model=corei7_haswell_4770, count=1:{cpus}:1, ips=50000000{cpu_extra}
 romimage: file=/usr/share/bochs/BIOS-bochs-latest
 vgaromimage: file=/usr/share/vgabios/vgabios.bin
 ata0-master: type=cdrom, path={iso}, status=inserted
@@ -259,16 +287,19 @@ sound: waveoutdrv=dummy, waveindrv=dummy, midioutdrv=dummy
 """
 
 
-def bochs(iso, cpus=2, timeout=600):
+def bochs(iso, cpus=2, timeout=600, strict_msrs=False):
     """Boots iso under Bochs (Debian's build: the rfb display without waiting
     for a viewer, started by an rc file holding `c`; sound drivers set to
     dummy, without which it aborts at start-up on a machine with no sound
-    card). The kernel powers Bochs off when it is done."""
+    card). The kernel powers Bochs off when it is done. strict_msrs: an MSR
+    Bochs does not model raises #GP, as on a real CPU (Bochs's default
+    reads it as 0)."""
     with tempfile.TemporaryDirectory() as tmp:
         tmp = pathlib.Path(tmp)
         serial = tmp / "serial.log"
         (tmp / "bochsrc").write_text(BOCHSRC.format(
-            cpus=cpus, iso=iso, serial=serial, log=tmp / "bochs.log"))
+            cpus=cpus, iso=iso, serial=serial, log=tmp / "bochs.log",
+            cpu_extra=", ignore_bad_msrs=0" if strict_msrs else ""))
         (tmp / "rc").write_text("c\n")
         timed_out = False
         try:

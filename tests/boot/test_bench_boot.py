@@ -13,6 +13,7 @@ import sys
 
 import pytest
 
+from conftest import HERE_UNCACHED
 from harness import ROOT
 
 
@@ -31,7 +32,7 @@ from harness import ROOT
 def test_booting_benchmark_smoke(iso, tmp_path, name, csv, first_cells):
     proc = subprocess.run(
         [sys.executable, str(ROOT / "tools/bench/run_all.py"), "--mode",
-         "smoke", "--only", name, "--out", str(tmp_path)],
+         "smoke", "--only", name, "--out", str(tmp_path), *HERE_UNCACHED],
         capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     rows = (tmp_path / name / csv).read_text().splitlines()[1:]
@@ -64,7 +65,7 @@ def test_task_benchmark_columns(tmp_path, name):
     latency a positive average under its maximum."""
     proc = subprocess.run(
         [sys.executable, str(ROOT / "tools/bench/run_all.py"), "--mode",
-         "smoke", "--only", name, "--out", str(tmp_path)],
+         "smoke", "--only", name, "--out", str(tmp_path), *HERE_UNCACHED],
         capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     csv, header = COLUMNS[name]

@@ -194,6 +194,27 @@ def test_periodic_tasks_run_the_simulators_schedule(iso_with, tmp_path):
         assert int(jobs[name]["ran_us"]) >= st["jobs"] * e * 1000
 
 
+# PERIODIC with jobs that end early: B's after 3 of its 4 quanta, E's (two
+# quanta later) after 1 of its 2 (exec=): the kernel ends each when its
+# thread has had that much CPU time, as the simulator does. No job ends
+# where another is released or the run ends (the kernel's lag would order
+# the two).
+EARLY = PERIODIC.replace("task B e=4 p=12 phase=3 prio=2 cpu=0",
+                         "task B e=4 p=12 phase=3 prio=2 cpu=0 exec=3") \
+                .replace("task E e=2 p=12 phase=1 prio=2 cpu=1",
+                         "task E e=2 p=12 phase=2 prio=2 cpu=1 exec=1")
+
+
+def test_jobs_that_end_early_run_the_simulators_schedule(iso_with, tmp_path):
+    assert EARLY.count("exec=") == 2
+    boot, sim = run_both(iso_with, tmp_path, EARLY, 2, 33)
+    jobs = {t["name"]: t for t in boot.results("task")}
+    # B's jobs took 3 quanta, not 4: its thread ran 3 ms a job.
+    b = sim[3]["tasks"]["B"]
+    assert b["run_us"] == 3000 * b["jobs"], b
+    assert 3000 * b["jobs"] <= int(jobs["B"]["ran_us"]) < 4000 * b["jobs"]
+
+
 def test_servers_run_the_simulators_schedule(iso_with, tmp_path):
     boot, sim = run_both(iso_with, tmp_path, SERVERS, 3, 25)
     servers = {s["name"]: s for s in boot.results("server")}

@@ -47,6 +47,9 @@ task E8 e=3 p=4
 task E9 e=2 p=6
 task E10 e=5 p=12
 """
+# EDF_SET without E7 (U = 3.78): first-fit decreasing by utilisation fills
+# cluster 0 (E8, E1, E3, E5) to 1.90 and cluster 1 to 1.88 of 2.
+CEDF_SET = EDF_SET.replace("task E7 e=1 p=6\n", "")
 # Utilisation 1 on each of 4 CPUs under first-fit decreasing.
 PEDF_SET = """\
 task P1 e=1 p=2
@@ -68,6 +71,8 @@ CASES = [
      ["edf", "clock", "tasks"]),
     ("qemu", "gedf", "", EDF_SET, "7", ["edf"]),
     ("qemu", "ngedf", "", EDF_SET, "9", ["edf"]),
+    ("qemu", "cedf", "cluster=2", CEDF_SET, "7", ["edf"]),
+    ("qemu", "gfp", "", CEDF_SET, "6", ["gfp"]),
     ("kernel", "spd2", "", PFAIR_SET, "end", ["pfair", "clock", "tasks"]),
     ("kernel", "pd2", "", PFAIR_SET, "14", ["pfair"]),
     ("kernel", "gdq", "gdq_T=6 gdq_err=1", GDQ_SET, "end",
@@ -81,6 +86,7 @@ EXPECTED = {
     "pfair": ["pfair cpu ", "pfair Incoming ", "pfair task "],
     "gdq": ["gdq group ", "gdq queue ", "gdq proc ", "gdq cpu "],
     "edf": ["edf rq "],
+    "gfp": ["gfp cpu ", "gfp wait "],
     "clock": ["clock cpu 3 "],
     "tasks": ["task "],
     "edf ngedf": ["edf cpu ", "edf ready "],

@@ -1,10 +1,12 @@
-"""The ISO carries every ring-3 program of user/ as a multiboot2 module
-named user:NAME, in every menu entry, after the task set when there is one
-(scripts/mkiso.sh, boot/grub.cfg)."""
+"""The ISO carries ring-3 programs as multiboot2 modules named user:NAME,
+in every menu entry, after the task set when there is one: every program
+of user/ without a task set, exactly those the set names with one, and a
+name no program has is refused before any boot (scripts/mkiso.sh,
+boot/grub.cfg, make's USER_PROGS_DIR)."""
 import re
 import subprocess
 
-from harness import BUILD, ROOT
+from harness import BUILD, ROOT, drop_user_progs_build, user_progs_build
 
 PROGRAMS = sorted(p.stem for p in (ROOT / "user").glob("*.c"))
 
@@ -25,11 +27,12 @@ def menu_modules(cfg):
             for title, body in entries]
 
 
-def check_programs(tree, modules):
-    assert modules == [f"module2 /boot/user/{p}.elf user:{p}" for p in PROGRAMS]
-    for p in PROGRAMS:
-        assert (tree / "user" / f"{p}.elf").read_bytes() == \
-            (BUILD / "user" / f"{p}.elf").read_bytes()
+def check_programs(tree, modules, programs=PROGRAMS, built=None):
+    assert modules == [f"module2 /boot/user/{p}.elf user:{p}" for p in programs]
+    for p in programs:
+        src = (built or {}).get(p, BUILD / "user" / f"{p}.elf")
+        assert (tree / "user" / f"{p}.elf").read_bytes() == src.read_bytes()
+    assert sorted(f.stem for f in (tree / "user").iterdir()) == sorted(programs)
 
 
 def test_every_entry_carries_every_program(iso, tmp_path):
@@ -42,13 +45,71 @@ def test_every_entry_carries_every_program(iso, tmp_path):
     assert all(l.strip() != "@MODULE@" for l in cfg.splitlines())
 
 
-def test_task_set_comes_first_with_its_own_string(iso_with, tmp_path):
+def test_task_set_comes_first_and_only_its_programs_follow(iso_with,
+                                                          tmp_path):
     tasks = tmp_path / "two.tasks"
-    tasks.write_text("task A e=1 p=2 work=writer\ntask B e=1 p=3\n")
+    tasks.write_text("task A e=1 p=2 work=writer\ntask B e=1 p=3\n"
+                     "task C e=1 p=4 work=writer\n")
     tree = extract(iso_with("sched=spd2", tasks=tasks, entry=2), tmp_path)
     cfg = (tree / "grub" / "grub.cfg").read_text()
     assert "set default=2" in cfg
     for title, modules in menu_modules(cfg):
         assert modules[0] == "module2 /boot/taskset.tasks two.tasks"
-        check_programs(tree, modules[1:])
+        check_programs(tree, modules[1:], ["writer", "spin"])
     assert (tree / "taskset.tasks").read_text() == tasks.read_text()
+
+
+def make_iso_of(tmp_path, tasks, *more):
+    return subprocess.run(["make", "--no-print-directory", "-C", str(ROOT),
+                           f"RUN_ISO_FILE={tmp_path / 'run.iso'}",
+                           "SCHED=gedf", f"TASKS={tasks}", *more,
+                           str(tmp_path / "run.iso")],
+                          capture_output=True, text=True, timeout=600)
+
+
+def test_make_packs_a_program_of_user_progs_dir(tmp_path):
+    """USER_PROGS_DIR=DIR: DIR/mine.c is built with user/'s library and
+    packed as user:mine when the set names it."""
+    progs = tmp_path / "progs"
+    progs.mkdir()
+    (progs / "mine.c").write_text(
+        '#include "lib/start.h"\n'
+        "int64_t user_main(int argc, char **argv,\n"
+        "                  volatile struct rt_control *ctl)\n"
+        "{ (void)argv; (void)ctl; return argc; }\n")
+    tasks = tmp_path / "mine.tasks"
+    tasks.write_text("task M e=1 p=2 work=mine\n")
+    proc = make_iso_of(tmp_path, tasks, f"USER_PROGS_DIR={progs}")
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    tree = extract(tmp_path / "run.iso", tmp_path)
+    for _, modules in menu_modules((tree / "grub" / "grub.cfg").read_text()):
+        check_programs(tree, modules[1:], ["mine"],
+                       {"mine": user_progs_build(progs) / "mine.elf"})
+    drop_user_progs_build(progs)
+
+
+def test_a_name_without_a_program_is_refused_before_the_boot(tmp_path):
+    tasks = tmp_path / "missing.tasks"
+    tasks.write_text("task A e=1 p=2\n\ntask B e=1 p=4 work=nosuch\n")
+    proc = make_iso_of(tmp_path, tasks)
+    assert proc.returncode != 0
+    assert f"mkiso: {tasks}:3: task B: work=nosuch: no program nosuch (no " \
+        "user/nosuch.c, and no nosuch.c in USER_PROGS_DIR)" in proc.stderr
+    assert not (tmp_path / "run.iso").exists()
+
+
+def test_a_bad_user_progs_dir_is_named(tmp_path):
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    (tmp_path / "bad").mkdir()
+    (tmp_path / "bad" / "9lives.c").write_text("")
+    (tmp_path / "twice").mkdir()
+    (tmp_path / "twice" / "spin.c").write_text("")
+    for d, words in [(tmp_path / "nodir", "no such directory"),
+                     (empty, "no NAME.c in it"),
+                     (tmp_path / "bad", "work= cannot name"),
+                     (tmp_path / "twice", "spin: in user/ and in USER_PROGS_DIR")]:
+        proc = subprocess.run(["make", "--no-print-directory", "-C", str(ROOT),
+                               f"USER_PROGS_DIR={d}", "user"],
+                              capture_output=True, text=True, timeout=120)
+        assert proc.returncode != 0 and words in proc.stderr, (d, proc.stderr)

@@ -36,6 +36,11 @@ at 15 leave B
 at 30 join B
 """
 
+# DYNAMIC and two heavier tasks (U = 3.08): on 4 CPUs in clusters of 2,
+# first fit by utilisation puts E, F and A in cluster 0, D, B and C (the
+# events' tasks) in cluster 1.
+CLUSTERED = DYNAMIC.replace("at 6", "task E e=3 p=4\ntask F e=2 p=3\nat 6")
+
 SHARES = """\
 task A weight=3
 task B weight=1
@@ -96,6 +101,7 @@ def task_file(tmp_path, which):
     if which == "default":
         return ROOT / "tasks" / "default.tasks"
     return write_set(tmp_path, which, {"dynamic": DYNAMIC,
+                                       "clustered": CLUSTERED,
                                        "shares": SHARES}[which])
 
 
@@ -132,6 +138,7 @@ CASES = [(s, m, "default", ()) for s in ("pd2", "spd2", "gedf")
     ("pedf", 2, "dynamic", ()), ("pedf", 3, "default", ("edf_cpudl=2",)),
     ("pedf", 4, "default", ()),
     ("spd2", 3, "dynamic", ()), ("gedf", 3, "dynamic", ()),
+    ("cedf", 4, "clustered", ("cluster=2",)),
     ("pd2", 2, "dynamic", ("pfair_er=1",)),
     ("gdq", 2, "shares", ("gdq_err=1",)), ("gdq", 3, "shares", ("gdq_err=1",)),
     ("gdq", 4, "shares", ("gdq_T=40", "gdq_delta=2", "gdq_err=1")),

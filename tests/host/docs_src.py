@@ -240,7 +240,10 @@ def key_table(text, table, macros, limit):
         entry = {"name": c_string(em.group(1)), "min": eval_int(fields[0],
                                                                  macros),
                  "max": limit, "words": None,
-                 "enum": enum_names[i] if i < len(enum_names) else None}
+                 "enum": enum_names[i] if i < len(enum_names) else None,
+                 # A text value (work=, args=): no numeric range.
+                 "text": len(fields) > 3 and fields[3].strip() not in
+                 ("0", "")}
         if words_arr not in ("0", "NULL"):
             entry["words"] = string_array(text, words_arr)
         out.append(entry)

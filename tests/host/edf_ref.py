@@ -157,16 +157,19 @@ class Reference:
                 ev += 1
             ready = self.ready()
             ready_counts.append(len(ready))
-            if self.partition is None:
-                rows.append(ready[:self.cpus])
-            else:
-                row = []
-                for c in range(self.cpus):
-                    mine = [i for i in ready if self.partition[i] == c]
-                    row.append(mine[0] if mine else None)
-                rows.append(row)
+            rows.append(self.choose(ready))
         self.ready_counts = ready_counts
         return rows
+
+    def choose(self, ready):
+        """A slot's row from the ready tasks in priority order."""
+        if self.partition is None:
+            return ready[:self.cpus]
+        row = []
+        for c in range(self.cpus):
+            mine = [i for i in ready if self.partition[i] == c]
+            row.append(mine[0] if mine else None)
+        return row
 
     def stats(self):
         return {s.task.name: {"quanta": s.quanta, "jobs": s.done,

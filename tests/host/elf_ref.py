@@ -3,9 +3,11 @@ written from the System V gABI's layouts (struct.unpack, not the C code's
 byte reader) and the rules of lib/elf64.h, in the same order, so that the
 first rule a file breaks is the one both name.
 
-check(data) returns ("ok", entry, [segment dicts]) or ("refused", phrase,
-header) where phrase is a piece of text the C message must contain and
-header the program header it names (or None)."""
+check(data) returns ("ok", entry, [segment dicts], declaration) or
+("refused", phrase, header) where phrase is a piece of text the C message
+must contain and header the program header it names (or None). The
+declaration is the flags of the program's note (lib/rt_abi.h: name "rtk",
+type 1, a 4-byte descriptor), or None without one."""
 import struct
 
 EHDR = struct.Struct("<16sHHIQQQIHHHHHH")
@@ -13,8 +15,10 @@ PHDR = struct.Struct("<IIQQQQQQ")
 PAGE = 4096
 PF_X, PF_W, PF_R = 1, 2, 4
 MAX_SEGMENTS = 8
-PT_LOAD, PT_DYNAMIC, PT_INTERP, PT_TLS = 1, 2, 3, 7
+PT_LOAD, PT_DYNAMIC, PT_INTERP, PT_NOTE, PT_TLS = 1, 2, 3, 4, 7
 PT_GNU_STACK = 0x6474E551
+NOTE = struct.Struct("<III")   # namesz, descsz, type (gABI, "Note Section")
+DECL_NAME, DECL_TYPE, DECL_KNOWN = b"rtk\0", 1, 0x1F
 
 
 class Refused(Exception):
@@ -53,10 +57,40 @@ def _header(data):
     return entry, phoff, phnum
 
 
+def _pad4(n):
+    return (n + 3) // 4 * 4
+
+
+def _notes(data, i, offset, size, decl):
+    """The notes of PT_NOTE header i; returns the declaration so far."""
+    if offset + size > len(data):
+        raise Refused("(PT_NOTE): its", i)
+    at, end = offset, offset + size
+    while at < end:
+        if end - at < NOTE.size:
+            raise Refused("too few for a note's header", i)
+        namesz, descsz, ntype = NOTE.unpack_from(data, at)
+        if _pad4(namesz) + _pad4(descsz) > end - at - NOTE.size:
+            raise Refused("runs past its segment", i)
+        name = data[at + NOTE.size:at + NOTE.size + namesz]
+        if name == DECL_NAME and ntype == DECL_TYPE:
+            if decl is not None:
+                raise Refused("a second program declaration")
+            if descsz != 4:
+                raise Refused("descriptor bytes, not 4")
+            (flags,) = struct.unpack_from(
+                "<I", data, at + NOTE.size + _pad4(namesz))
+            if flags & ~DECL_KNOWN:
+                raise Refused("are unknown here")
+            decl = flags
+        at += NOTE.size + _pad4(namesz) + _pad4(descsz)
+    return decl
+
+
 def check(data, user_base, ws_base):
     try:
         entry, phoff, phnum = _header(data)
-        segs, last = [], None
+        segs, last, decl = [], None, None
         for i in range(phnum):
             (ptype, flags, offset, vaddr, _paddr, filesz, memsz,
              _align) = PHDR.unpack_from(data, phoff + i * PHDR.size)
@@ -68,6 +102,8 @@ def check(data, user_base, ws_base):
                 raise Refused("PT_TLS", i)
             if ptype == PT_GNU_STACK and flags & PF_X:
                 raise Refused("executable stack", i)
+            if ptype == PT_NOTE:
+                decl = _notes(data, i, offset, filesz, decl)
             if ptype != PT_LOAD or (memsz == 0 and filesz == 0):
                 continue
             if filesz > memsz:
@@ -100,6 +136,6 @@ def check(data, user_base, ws_base):
         if not any("x" in s["flags"] and
                    s["vaddr"] <= entry < s["vaddr"] + s["filesz"] for s in segs):
             raise Refused("entry point")
-        return ("ok", entry, segs)
+        return ("ok", entry, segs, decl)
     except Refused as r:
         return ("refused", r.phrase, r.header)

@@ -1,15 +1,17 @@
-"""The EDF family at events (sched.h, next_event): schedsim --at-events calls
-the plugin only at the slots its next_event names, as the kernel's one-shot
-timers do. The schedule must be the one calls at every boundary give (which
-test_edf.py and test_ngedf.py hold against their references), and the
-slots it decides must be exactly the events: the first slot, every
-completion, and every periodic release that does not fall while the
-task's previous job still runs -- counted here from the schedule itself."""
+"""The EDF family and gfp at events (sched.h, next_event): schedsim
+--at-events calls the plugin only at the slots its next_event names, as
+the kernel's one-shot timers do. The schedule must be the one calls at
+every boundary give (which test_edf.py, test_cedf.py, test_ngedf.py and
+test_gfp.py hold against their references), and the slots it decides
+must be exactly the events: the first slot, every completion, and every
+periodic release that does not fall while the task's previous job still
+runs -- counted here from the schedule itself."""
 import subprocess
 
 from hypothesis import assume, given, settings, strategies as st
 
 from conftest import host_tool, parse_schedule
+from cedf_ref import cluster_ffd, default_cluster
 from edf_ref import ffd_partition, tasks_text
 from test_edf import SETTINGS, event_lists, task_sets
 
@@ -62,11 +64,15 @@ def event_slots(tasks, rows):
 
 
 @settings(max_examples=60, **SETTINGS)
-@given(task_sets(max_p=30), st.sampled_from(["gedf", "pedf", "ngedf"]))
+@given(task_sets(max_p=30), st.sampled_from(["gedf", "pedf", "cedf",
+                                             "ngedf", "gfp"]))
 def test_same_schedule_deciding_only_at_events(tmp_path, cs, sched):
     cpus, tasks = cs
     if sched == "pedf":
         assume(isinstance(ffd_partition(tasks, cpus), list))
+    if sched == "cedf":
+        k = default_cluster(cpus)
+        assume(isinstance(cluster_ffd(tasks, cpus // k, k), list))
     full, ev, decided = both(tasks_text(tasks), sched, cpus, tmp_path)
     assert ev == full
     rows, _ = parse_schedule(full)
@@ -78,7 +84,11 @@ def test_same_schedule_deciding_only_at_events(tmp_path, cs, sched):
 def test_at_events_with_block_wake_leave_join(tmp_path, data):
     cpus, tasks = data.draw(task_sets(max_p=30))
     events = data.draw(event_lists(tasks, SLOTS))
-    full, ev, decided = both(tasks_text(tasks, events), "gedf", cpus,
+    sched = data.draw(st.sampled_from(["gedf", "cedf"]))
+    if sched == "cedf":
+        k = default_cluster(cpus)
+        assume(isinstance(cluster_ffd(tasks, cpus // k, k), list))
+    full, ev, decided = both(tasks_text(tasks, events), sched, cpus,
                              tmp_path)
     assert ev == full
     assert decided <= SLOTS

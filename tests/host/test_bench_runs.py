@@ -5,7 +5,7 @@ import sys
 
 import pytest
 
-from conftest import ROOT
+from conftest import HERE_UNCACHED, ROOT
 
 
 def bench_needs_iso(path):
@@ -21,7 +21,7 @@ BENCHES = sorted(p.stem[len("bench_"):]
 def test_benchmark_smoke(name, tmp_path):
     proc = subprocess.run(
         [sys.executable, str(ROOT / "tools/bench/run_all.py"), "--mode",
-         "smoke", "--only", name, "--out", str(tmp_path)],
+         "smoke", "--only", name, "--out", str(tmp_path), *HERE_UNCACHED],
         capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     assert list((tmp_path / name).glob("*.csv")), "no CSV written"

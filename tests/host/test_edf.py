@@ -118,23 +118,34 @@ def test_pedf_matches_reference(tmp_path, data):
     check_against_reference(tasks, cpus, 50, tmp_path, events, sched="pedf")
 
 
-@pytest.mark.parametrize("mode", [0, 1, 2])
-def test_many_cpus_match_reference(tmp_path, mode):
-    """M = 70: the free-CPU masks span two 64-bit words. 2.5 tasks per CPU
-    with random periods, U just under M, phases spread, some events."""
-    rnd = random.Random(70 + mode)
-    cpus, tasks, total = 70, [], Fraction(0)
-    while len(tasks) < 175:
+# Events for the large sets below (their tasks T3, T7 and T100).
+LARGE_EVENTS = [(20, "block", "T3"), (25, "leave", "T7"), (31, "wake", "T3"),
+                (40, "join", "T7"), (41, "block", "T100"),
+                (90, "wake", "T100")]
+
+
+def large_set(seed, count, most_u):
+    """Up to count tasks with random periods up to 30, constrained
+    deadlines and phases up to 9, added while U stays at most most_u."""
+    rnd = random.Random(seed)
+    tasks, total = [], Fraction(0)
+    while len(tasks) < count:
         p = rnd.randint(2, 30)
         e = rnd.randint(1, p)
-        if total + Fraction(e, p) > cpus:
+        if total + Fraction(e, p) > most_u:
             break
         total += Fraction(e, p)
         tasks.append(Task(f"T{len(tasks)}", e, p, rnd.randint(e, p),
                           rnd.randint(0, 9)))
-    events = [(20, "block", "T3"), (25, "leave", "T7"), (31, "wake", "T3"),
-              (40, "join", "T7"), (41, "block", "T100"), (90, "wake", "T100")]
-    check_against_reference(tasks, cpus, 150, tmp_path, events,
+    return tasks
+
+
+@pytest.mark.parametrize("mode", [0, 1, 2])
+def test_many_cpus_match_reference(tmp_path, mode):
+    """M = 70: the free-CPU masks span two 64-bit words. 2.5 tasks per CPU
+    with random periods, U just under M, phases spread, some events."""
+    tasks = large_set(70 + mode, 175, 70)
+    check_against_reference(tasks, 70, 150, tmp_path, LARGE_EVENTS,
                             extra=("--param", f"edf_cpudl={mode}"))
 
 

@@ -44,6 +44,7 @@ def agree(data, tmp_path):
     if want[0] == "ok":
         assert isinstance(got, dict), f"refused what the model accepts: {got}"
         assert got["entry"] == want[1] and got["segments"] == want[2]
+        assert got["declaration"] == want[3]
     else:
         assert isinstance(got, str), f"accepted what the model refuses ({want[1]})"
         assert want[1] in got, got
@@ -338,3 +339,80 @@ def test_entry_range_is_never_empty_and_spans_every_segment():
 @given(data=layouts())
 def test_synthetic_layouts_get_the_models_verdict(tmp_path, data):
     agree(data, tmp_path)
+
+
+# ---------------------------------------------------------------- declarations
+PT_NOTE = 4
+NOTE_HEADER = struct.Struct("<III")
+# What each program of user/ declares it needs (lib/rt_abi.h, RT_PROG_*;
+# docs/user-programs.md lists the same); None: no declaration.
+ENDS_JOBS, NEEDS_PERIODS, SYNC_RELEASE, OTHER_PAGE, RELOAD = 1, 2, 4, 8, 16
+DECLARED = {"backtest": ENDS_JOBS | NEEDS_PERIODS, "latency": ENDS_JOBS,
+            "rtspin": ENDS_JOBS | NEEDS_PERIODS | SYNC_RELEASE,
+            "bad_write_other": OTHER_PAGE, "writer": RELOAD}
+
+
+@pytest.mark.parametrize("name", PROGRAMS)
+def test_each_program_declares_what_it_needs(name):
+    assert elf64_check(elf(name))["declaration"] == DECLARED.get(name)
+
+
+def note(name=b"rtk\0", ntype=1, desc=struct.pack("<I", 1), namesz=None,
+         descsz=None):
+    pad = lambda b: b + bytes(-len(b) % 4)
+    return (NOTE_HEADER.pack(len(name) if namesz is None else namesz,
+                             len(desc) if descsz is None else descsz, ntype)
+            + pad(name) + pad(desc))
+
+
+def with_notes(data, body, size=None, offset=None):
+    """rtspin's file with its PT_NOTE header pointed at body, appended at
+    the end of the file (size and offset override the header's)."""
+    e = Elf(data + body)
+    i = e.header_of(PT_NOTE)
+    e.set_ph(i, "offset", len(data) if offset is None else offset)
+    e.set_ph(i, "filesz", len(body) if size is None else size)
+    return bytes(e.data)
+
+
+NOTE_CASES = [
+    ("second declaration", note() + note(), None, "a second program declaration"),
+    ("descriptor of 8 bytes", note(desc=bytes(8)), None, "descriptor bytes, not 4"),
+    ("unknown flag", note(desc=struct.pack("<I", 0x100)), None, "are unknown here"),
+    ("name past the segment", note(namesz=1 << 20), None, "runs past its segment"),
+    ("header cut short", note(), 8, "too few for a note's header"),
+    ("past the file", note(), 1 << 30, "(PT_NOTE): its"),
+]
+
+
+@pytest.mark.parametrize("what,body,size,phrase", NOTE_CASES,
+                         ids=[c[0] for c in NOTE_CASES])
+def test_a_bad_note_is_refused_naming_why(tmp_path, what, body, size, phrase):
+    data = elf("rtspin").read_bytes()
+    got = agree(with_notes(data, body, size), tmp_path)
+    assert isinstance(got, str) and phrase in got, (what, got)
+
+
+def test_other_notes_are_skipped_and_the_declaration_found(tmp_path):
+    data = elf("rtspin").read_bytes()
+    body = (note(name=b"GNU\0", ntype=5, desc=bytes(12)) +
+            note(name=b"rtk\0", ntype=2, desc=bytes(4)) +
+            note(desc=struct.pack("<I", SYNC_RELEASE)))
+    got = agree(with_notes(data, body), tmp_path)
+    assert got["declaration"] == SYNC_RELEASE
+
+
+@settings(max_examples=150, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(name=st.sampled_from([b"rtk\0", b"rtk", b"rtkx", b"", b"GNU\0"]),
+       ntype=st.sampled_from([0, 1, 2]),
+       desc=st.binary(max_size=12),
+       namesz=st.one_of(st.none(), st.integers(0, 64)),
+       descsz=st.one_of(st.none(), st.integers(0, 64)),
+       cut=st.integers(0, 24), twice=st.booleans())
+def test_drawn_notes_get_the_models_verdict(tmp_path, name, ntype, desc,
+                                            namesz, descsz, cut, twice):
+    body = note(name, ntype, desc, namesz, descsz)
+    body = body + body if twice else body
+    data = elf("rtspin").read_bytes()
+    agree(with_notes(data, body, max(len(body) - cut, 0)), tmp_path)

@@ -13,7 +13,7 @@ import sys
 
 import pytest
 
-from conftest import ROOT, check_csv, section_of
+from conftest import HERE_UNCACHED, ROOT, check_csv, section_of
 
 sys.path.insert(0, str(ROOT / "tools/experiments"))
 import common  # noqa: E402,F401  (puts tools/bench on the path)
@@ -68,7 +68,7 @@ def run_tiny(name, root, **env):
     e.update(env)
     return subprocess.run(
         [sys.executable, str(ROOT / "tools/experiments/run.py"), "--exp",
-         name, "--mode", "tiny", "--out", str(root)],
+         name, "--mode", "tiny", "--out", str(root), *HERE_UNCACHED],
         capture_output=True, text=True, timeout=300, env=e)
 
 

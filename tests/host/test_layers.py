@@ -112,6 +112,7 @@ KERNEL_MAY_USE = {
                       "kernel/arrivals", "kernel/task", "kernel/run"},
     "kernel/debug": {"kernel/core", "kernel/trace", "kernel/time",
                      "kernel/task", "kernel/run"},
+    "kernel/report": {"kernel/core", "kernel/trace", "kernel/time"},
 }
 C_INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 

@@ -19,7 +19,8 @@ def dump_at(text, sched, cpus, slot, tmp_path, *extra):
                         "--dump-at", slot, *extra, check=False)
     # A set first-fit cannot place is refused, naming the task: not this
     # test's subject.
-    assume("fits on none" not in proc.stderr)
+    assume("fits on none" not in proc.stderr and
+           "fits in none" not in proc.stderr)
     assert proc.returncode == 0, proc.stderr
     rows = [l for l in proc.stdout.splitlines() if l.startswith('{"t"')]
     state = [l[len("STATE "):] for l in proc.stdout.splitlines()
@@ -172,21 +173,26 @@ def edf_sets(draw):
     return m, "\n".join(tasks or ["task E0 e=1 p=2"]) + "\n"
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=80, deadline=None)
 @given(edf_sets(), st.integers(0, SLOTS - 1), st.sampled_from([0, 1, 2]),
-       st.sampled_from(["gedf", "pedf"]))
+       st.sampled_from(["gedf", "pedf", "cedf"]), st.data())
 def test_edf_dump_agrees_with_the_schedule(tmp_path_factory, case, slot,
-                                           mode, sched):
+                                           mode, sched, data):
     m, text = case
     order = [l.split()[1] for l in text.splitlines()]
+    # cedf: clusters of k (k = M is gedf's structure, k = 1 pedf's).
+    k = {"gedf": m, "pedf": 1}.get(sched) or data.draw(
+        st.sampled_from([d for d in range(1, m + 1) if m % d == 0]))
+    extra = ("--param", f"cluster={k}") if sched == "cedf" else ()
     names, state = dump_at(text, sched, m, slot,
                            tmp_path_factory.mktemp("d"), "--param",
-                           f"edf_cpudl={mode}")
+                           f"edf_cpudl={mode}", *extra)
     head = fields(state[0])
-    glob = sched == "gedf"
+    glob = sched == "gedf" or (sched == "cedf" and (k > 1 or m == 1))
     assert head["global"] == ("1" if glob else "0")
     assert head.get("push") == (["heap", "fmask", "original"][mode]
                                 if glob else None)
+    assert head.get("cluster") == (str(k) if glob and k < m else None)
     rq, cpudl, free, fmask = {}, [], set(), set()
     for line in state[1:]:
         w = line.split()
@@ -195,25 +201,30 @@ def test_edf_dump_agrees_with_the_schedule(tmp_path_factory, case, slot,
                 (int(fields(line)["dl"]), order.index(w[3]), w[3]))
         elif w[1] == "cpudl":
             cpudl.append((int(fields(line)["dl"]), order.index(w[4]),
-                          int(fields(line)["cpu"]), w[4]))
+                          int(fields(line)["cpu"]), w[4], int(w[2])))
         elif w[1] == "free":
             free.add(int(w[2]))
         elif w[1] == "fmask":
             fmask.add(int(w[2]))
     # The head of each CPU's queue is what it runs; heaps are min-heaps by
     # (deadline, task index).
-    for k in range(m):
-        heap = rq.get(k, [])
-        assert (heap[0][2] if heap else None) == names[k]
+    for c in range(m):
+        heap = rq.get(c, [])
+        assert (heap[0][2] if heap else None) == names[c]
         for i in range(1, len(heap)):
             assert heap[(i - 1) // 2][:2] <= heap[i][:2]
-    busy = {k for k in range(m) if rq.get(k)}
+    busy = {c for c in range(m) if rq.get(c)}
     if glob and mode == 0:
-        # The max-heap of the busy CPUs' current deadlines (Sec. 5).
-        assert {(c, n) for _, _, c, n in cpudl} == \
-            {(k, rq[k][0][2]) for k in busy}
-        for i in range(1, len(cpudl)):
-            assert cpudl[(i - 1) // 2][:2] >= cpudl[i][:2]
+        # The max-heap of the busy CPUs' current deadlines (Sec. 5), one
+        # per cluster, listed cluster by cluster from index 0.
+        assert {(c, n) for _, _, c, n, _ in cpudl} == \
+            {(c, rq[c][0][2]) for c in busy}
+        assert [e[2] // k for e in cpudl] == sorted(e[2] // k for e in cpudl)
+        for base in range(0, m, k):
+            heap = [e for e in cpudl if e[2] // k == base // k]
+            assert [e[4] for e in heap] == list(range(len(heap)))
+            for i in range(1, len(heap)):
+                assert heap[(i - 1) // 2][:2] >= heap[i][:2]
         assert free == set(range(m)) - busy
     else:
         assert not cpudl and not free
@@ -238,3 +249,37 @@ def test_ngedf_dump_agrees_with_the_schedule(tmp_path_factory, case, slot):
     for i in range(1, len(ready)):
         assert ready[(i - 1) // 2] <= ready[i]
     assert not {order[i] for _, i in ready} & set(names)
+
+
+# ---------------------------------------------------------------- gfp
+
+@settings(max_examples=40, deadline=None)
+@given(edf_sets(), st.integers(0, SLOTS - 1))
+def test_gfp_dump_agrees_with_the_schedule(tmp_path_factory, case, slot):
+    m, text = case
+    spec = {l.split()[1]: (fields(l), i)
+            for i, l in enumerate(text.splitlines())}
+
+    def prio(name):
+        """Rate-monotonic: the shorter period, then the earlier line."""
+        return int(spec[name][0]["p"]), spec[name][1]
+
+    names, state = dump_at(text, "gfp", m, slot,
+                           tmp_path_factory.mktemp("d"))
+    assert state[0] == "gfp now=%d" % slot
+    cpu = {int(l.split()[2]): l.split()[3] for l in state
+           if l.startswith("gfp cpu ")}
+    assert [None if cpu[k] == "-" else cpu[k] for k in range(m)] == names
+    wait = [l.split()[2] for l in state if l.startswith("gfp wait ")]
+    assert len(state) == 1 + m + len(wait)
+    # Waiting jobs, highest priority first, each below every running one;
+    # nobody waits while a CPU idles.
+    assert wait == sorted(wait, key=prio)
+    running = [n for n in names if n]
+    if wait:
+        assert len(running) == m
+        assert max(map(prio, running)) < prio(wait[0])
+    for line in state[1:]:
+        f = fields(line)
+        if "rem" in f:
+            assert 1 <= int(f["rem"]) <= int(spec[line.split()[-3]][0]["e"])

@@ -1,10 +1,13 @@
 """The task-set format (docs/formats.md, "Task files"), through the lib/
-parser."""
+parser; program names, args= and exec= (docs/user-programs.md) against the
+independent model of args_ref.py."""
 import json
 import subprocess
 
 import pytest
+from hypothesis import given, settings, strategies as st
 
+from args_ref import work_ok, words as args_words
 from conftest import ROOT, host_tool
 
 
@@ -80,7 +83,19 @@ ERRORS = [
     ("task T1 e=2\n", 1, "has no p="),
     ("task T1 weight=2 e=1 p=2\n", 1, "both weight= and e="),
     ("task T1 weight=0\n", 1, "weight=0 must be at least 1"),
-    ("task T1 e=1 p=2 work=sleep\n", 1, "work=sleep"),
+    ("task T1 e=1 p=2 work=2fast\n", 1,
+     "work=2fast: a program name is letters, digits"),
+    ("task T1 e=1 p=2 work=a.b\n", 1, "work=a.b: a program name"),
+    ("task T1 e=1 p=2 work=" + "w" * 32 + "\n", 1, "at most 31 characters"),
+    ("task T1 e=1 p=2 args=-v\n", 1, "the value goes in double quotes"),
+    ('task T1 e=1 p=2 args="a b\n', 1, "has no closing double quote"),
+    ('task T1 e=1 p=2 args="a"b\n', 1, "a quoted value ends its word"),
+    ('task T1 e=1 p=2 args="it\'s\n"\n', 1, "no closing double quote"),
+    ('task T1 e=1 p=2 args="\\n"\n', 1, "a backslash before something"),
+    ("task T1 e=1 p=2 args=\"'a\"\n", 1, "a single quote that is not closed"),
+    ('task T1 e=1 p=2 args="' + "x " * 33 + '"\n', 1, "more than 32 arguments"),
+    ("task T1 e=2 p=4 exec=3\n", 1, "exec=3 is greater than e=2"),
+    ("task T1 weight=2 exec=1\n", 1, "exec= is for tasks given e= and p="),
     (f"task {LONG} e=1 p=2\n", 1, "longer than 31"),
     ("task T/1 e=1 p=2\n", 1, "character '/'"),
     ("task\n", 1, "needs a name"),
@@ -107,36 +122,73 @@ def test_errors_name_file_line_and_reason(tmp_path, text, line, reason):
     assert reason in err, err
 
 
-def work_names(tmp_path):
-    """The work= values the parser takes, from its refusal of one it does
-    not."""
-    rc, _, err = check(tmp_path, "task T1 e=1 p=2 work=sleep\n")
-    assert rc != 0
-    return err.split("not one of ", 1)[1].split(", ")
-
-
-def test_every_work_name_is_a_user_program_and_back(tmp_path):
+def test_every_program_of_user_is_a_work_name(tmp_path):
     programs = sorted(p.stem for p in (ROOT / "user").glob("*.c"))
-    assert sorted(work_names(tmp_path)) == programs
+    assert all(work_ok(p) for p in programs), programs
     text = "".join(f"task T{i} e=1 p=2 work={w}\n" for i, w in enumerate(programs))
     rc, objs, err = check(tmp_path, text)
     assert rc == 0, err
     assert [o["work"] for o in objs] == programs
 
 
-def test_misbehaving_programs_of_formats_section_7_are_work_names(tmp_path):
-    names = work_names(tmp_path)
-    for bad in ("bad_kread", "bad_write_other", "bad_exec_data", "bad_div0",
-                "bad_syscall_ptr", "bad_ud", "bad_gp"):
-        assert bad in names
+NAME_CHARS = "aZ09_-.!/é"
 
 
-@pytest.mark.parametrize("value", ["bad_", "bad_gp2", "BAD_GP", "bad-gp", "spinx"])
-def test_near_miss_work_names_are_refused(tmp_path, value):
-    rc, objs, err = check(tmp_path, f"task T1 e=1 p=2 work={value}\n")
-    assert rc != 0 and objs == []
-    assert (f"work={value}: not one of spin, writer, backtest, hourglass, "
-            "latency, bad_kread") in err
+@settings(max_examples=150, deadline=None)
+@given(name=st.text(alphabet=NAME_CHARS, min_size=1, max_size=34))
+def test_any_well_formed_program_name_is_taken(tmp_path_factory, name):
+    """work= takes a name exactly when the model does, and keeps it; the
+    set names no program yet (the build and the kernel check that)."""
+    tmp = tmp_path_factory.mktemp("work")
+    if name.startswith("#"):
+        return
+    rc, objs, err = check(tmp, f"task T1 e=1 p=2 work={name}\n")
+    if work_ok(name):
+        assert rc == 0 and objs[0]["work"] == name, err
+    else:
+        assert rc != 0 and "work=" in err, (name, err)
+
+
+def test_works_lists_each_task_with_its_program(tmp_path):
+    f = tmp_path / "w.tasks"
+    f.write_text("task A e=1 p=2 work=mine\n# x\nserver S kind=polling "
+                 "budget=1 period=4 prio=1\ntask B weight=1\n")
+    proc = subprocess.run([str(host_tool("taskset_check")), "--works", str(f)],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines() == ["1 A mine", "3 S spin", "4 B spin"]
+
+
+def test_args_and_exec_are_kept(tmp_path):
+    rc, objs, err = check(tmp_path, """\
+task A e=3 p=6 work=rtspin args="-f 0.5 'two words' \\"q\\" ''" exec=2 # x
+task B e=1 p=2 args=""
+""")
+    assert rc == 0, err
+    assert objs[0]["args"] == ["-f", "0.5", "two words", '"q"', ""]
+    assert objs[0]["exec"] == 2
+    assert "args" not in objs[1] and "exec" not in objs[1]
+
+
+# Pieces of an args= value: plain text, blanks, single quotes, escapes
+# (good and bad), '#'. What follows the value (tail) is a word's end or
+# not; an unescaped double quote inside would start the line's next word.
+PIECES = ["a", "bc", " ", "\t", "'", '\\"', "\\\\", "\\'", "#", "\\x", "-"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(pieces=st.lists(st.sampled_from(PIECES), max_size=40),
+       close=st.booleans(), tail=st.sampled_from(["", " ws=8", "x", "# c"]))
+def test_args_split_as_the_model_says(tmp_path_factory, pieces, close, tail):
+    rest = '"' + "".join(pieces) + ('"' if close else "") + tail
+    tmp = tmp_path_factory.mktemp("args")
+    rc, objs, err = check(tmp, f"task T1 e=1 p=2 args={rest}\n")
+    kind, want = args_words(rest)
+    if kind == "ok":
+        assert rc == 0, (rest, err)
+        assert objs[0].get("args", []) == want, rest
+    else:
+        assert rc != 0 and want in err, (rest, want, err)
 
 
 def test_limits_accepted(tmp_path):

@@ -360,6 +360,21 @@ def test_a_kernel_console_passes_the_check(tmp_path, sched, cpus):
         "2 trace dumps in the log, not 1"]
 
 
+def test_a_damaged_schedule_line_on_the_console_is_named(tmp_path):
+    """A schedule line the serial port cut short is named by its line and
+    counted as a slot that differs; the check goes on (it raised
+    JSONDecodeError; found by the fuzz target `trace`)."""
+    rows, console = kernel_console(tmp_path, "gedf", 2, 8)
+    line = json.dumps({"t": 3, "cpus": rows[3]})
+    cut = console.replace(line, line[:len(line) // 2 + 6])
+    runs, _ = runs_from(cut)
+    number = cut.splitlines().index(line[:len(line) // 2 + 6]) + 1
+    diffs = check_console(cut, runs[0], runs)
+    assert diffs[0] == f"console line {number}: a damaged schedule line"
+    assert diffs[1].startswith("schedule differs from slot 3: console None")
+    assert check_log(cut) == diffs
+
+
 # ---- the picture
 
 

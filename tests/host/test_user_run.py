@@ -10,7 +10,9 @@ import re
 import subprocess
 
 import pytest
+from hypothesis import given, settings, strategies as st
 
+from args_ref import words as args_words
 from conftest import HOST
 from user_build import bad_act_index, elf, symbols, trace
 
@@ -223,3 +225,110 @@ def test_runner_names_a_bad_argument(args, message):
     proc = subprocess.run([str(HOST / "user_run-fast"), *args, str(elf("spin"))],
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 2 and message in proc.stderr, proc.stderr
+
+
+# ---------------------------------------------------------------- arguments
+# Pieces of args= values the model (args_ref.py) takes; no brackets, which
+# hello's line puts around each word.
+ARG_PIECES = ["a", "-f", "0.5", " ", "\t", "'", "\\\"", "\\\\", "\\'", "#"]
+
+
+@settings(max_examples=40, deadline=None)
+@given(pieces=st.lists(st.sampled_from(ARG_PIECES), max_size=24))
+def test_a_program_gets_its_args_as_argv(pieces):
+    """argv[0] is the program's name and argv[1..] the words of args=, as
+    the model splits them; the frame (argc, argv) is lib/task_args's, the
+    kernel's too."""
+    raw = "".join(pieces)
+    kind, words = args_words('"' + raw + '"')
+    if kind != "ok":
+        return
+    r = user_run("hello", "--ms", 5, "--args", raw)
+    assert r["console"] == ["hello: argc=%d" % (len(words) + 1) +
+                            "".join(f" [{w}]" for w in ["hello", *words])]
+
+
+# ---------------------------------------------------------------- rtspin
+def xorshift64(state):
+    """Marsaglia's xorshift64 (shifts 13, 7, 17), as a generator."""
+    mask = (1 << 64) - 1
+    while True:
+        state ^= (state << 13) & mask
+        state ^= state >> 7
+        state ^= (state << 17) & mask
+        yield state
+
+
+def spun(r):
+    """rtspin's own time in all, in TSC cycles."""
+    return r["control"]["self_cycles"]
+
+
+def budget_cycles(r, e, quantum_us=1000):
+    return e * quantum_us * r["tsc_khz"] // 1000
+
+
+def test_rtspin_spins_its_fraction_of_each_budget():
+    """-f 0.5 of a 2-quantum budget: 6 jobs spin 6 ms of their own time
+    (each overshoots by one step at most), and each job ends itself."""
+    r = user_run("rtspin", "--e", 2, "--p", 4, "--jobs", 6, "--ms", 2000,
+                 "--args", "-f 0.5 -q")
+    assert r["end"] == "jobs", r
+    want = 6 * budget_cycles(r, 2) // 2
+    assert want <= spun(r) <= want * 1.02, (spun(r), want)
+    assert r["syscalls"]["end_job"] == 6 and r["control"]["jobs_seen"] == 6
+    assert r["syscalls"]["wait_release"] == 1
+
+
+def test_rtspin_draws_each_jobs_fraction_from_its_range():
+    """-r 0.2-0.8 -s 99: job j spins 200000 + x_j mod 600001 millionths of
+    its budget, x_j the j-th xorshift64 number from 99."""
+    r = user_run("rtspin", "--e", 3, "--p", 4, "--jobs", 5, "--ms", 2000,
+                 "--args", "-r 0.2-0.8 -s 99 -q")
+    draws = xorshift64(99)
+    budget = budget_cycles(r, 3)
+    want = sum(budget // 10**6 * share + budget % 10**6 * share // 10**6
+               for share in (200000 + next(draws) % 600001 for _ in range(5)))
+    assert want <= spun(r) <= want * 1.02, (spun(r), want)
+
+
+def test_rtspin_touches_its_working_set_line_by_line(tmp_path):
+    """-w 8192: one byte of each 64-byte line, round and round: the first
+    (steps mod lines) lines one more time than the rest, nothing else
+    written."""
+    dump = tmp_path / "ws.bin"
+    r = user_run("rtspin", "--e", 1, "--p", 2, "--jobs", 3, "--ms", 2000,
+                 "--ws", 16384, "--args", "-f 0.3 -w 8192 -q", dump_ws=dump)
+    data = dump.read_bytes()
+    steps, lines = r["control"]["iterations"], 8192 // 64
+    for i in range(lines):
+        assert data[i * 64] == (steps // lines + (i < steps % lines)) % 256, i
+        assert not any(data[i * 64 + 1:i * 64 + 64])
+    assert not any(data[8192:])
+
+
+def test_rtspin_with_exec_ends_each_job_after_its_quanta():
+    """exec=1 (the runner: the job has run every quantum since it began):
+    each job ends once a quantum has passed since it could first run, so
+    its response is at least that and it made job_info calls to see it."""
+    r = user_run("rtspin", "--e", 3, "--p", 4, "--exec", 1, "--jobs", 4,
+                 "--ms", 2000)
+    assert r["end"] == "jobs", r
+    c = r["control"]
+    assert c["resp_count"] == 4 and c["resp_sum_ns"] >= 4 * 10**6, c
+    assert r["syscalls"]["job_info"] > 4
+    assert r["console"] == ["rtspin: each job ends after 1 quanta (exec=), "
+                            "touching 0 bytes"]
+
+
+@pytest.mark.parametrize("args,extra,code,message", [
+    ("-f x", (), 2, "rtspin: -f x; usage"),
+    ("-r 0.9-0.1", (), 2, "rtspin: -r 0.9-0.1; usage"),
+    ("-z 1", (), 2, "rtspin: no option -z"),
+    ("-w 99999", (), 3, "is more than the working set, ws=4096"),
+    ("-q", ("--p", 0, "--weight", 2), 4, "rtspin: end_job returned -22"),
+])
+def test_rtspin_names_what_it_cannot_do(args, extra, code, message):
+    r = user_run("rtspin", "--args", args, *extra)
+    assert (r["end"], r["code"]) == ("exit", code), r
+    assert message in r["console"][-1], r["console"]

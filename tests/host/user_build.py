@@ -98,7 +98,8 @@ class Tracker:
              "esi": "rsi", "edi": "rdi", "ebp": "rbp", "esp": "rsp"}
 
     def __init__(self):
-        self.reg = {"rdi": "ctl"}
+        # user_main(argc, argv, ctl): the third argument, in rdx.
+        self.reg = {"rdx": "ctl"}
 
     def canon(self, r):
         r = r.lstrip("%")

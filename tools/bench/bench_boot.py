@@ -9,7 +9,8 @@ import statistics
 import sys
 import tempfile
 
-from benchlib import ensure_iso, print_table, pyplot, write_csv
+from benchlib import print_table, pyplot, write_csv
+from workitems import ItemFailed, call_item, run_items
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent.parent
 sys.path.insert(0, str(ROOT / "tests" / "boot"))
@@ -30,37 +31,44 @@ PLANS = {
 }
 
 
-def run(mode, outdir):
-    plan = PLANS[mode]
-    ensure_iso()
+def point(accel, cpus, k, slots):
+    """One boot's rows (a work item): plain TCG reads the host's TSC rate
+    around the boot, the reference of the kernel's calibration."""
+    icount = accel == "icount"
+    ref = icount_tsc_mhz(ICOUNT_SHIFT) if icount else host_tsc_mhz()
     with tempfile.TemporaryDirectory() as tmp:
         iso = make_iso(pathlib.Path(tmp) / "bench.iso",
-                       cmdline=f"slots={plan['slots']}")
-        rows = []
-        for accel in plan["accels"]:
-            for cpus in plan["cpus"]:
-                for k in range(plan["boots"]):
-                    icount = accel == "icount"
-                    ref = icount_tsc_mhz(ICOUNT_SHIFT) if icount else \
-                        host_tsc_mhz()
-                    boot = qemu(iso, smp=cpus, icount=ICOUNT if icount
-                                else None, timeout=600)
-                    if not icount:
-                        ref = (ref + host_tsc_mhz()) / 2
-                    if not boot.passed:
-                        raise SystemExit(f"boot failed ({accel}, {cpus} CPUs):"
-                                         f"\n{boot.tail()}")
-                    smp, tsc = boot.result("smp"), boot.result("tsc")
-                    for t in boot.results("ticks"):
-                        rows.append([
-                            accel, cpus, k, int(smp["bringup_us"]),
-                            float(tsc["freq_mhz"]), tsc["method"],
-                            int(tsc["disagree_ppm"]),
-                            int(tsc.get("calib_us", -1)),
-                            int(tsc["max_skew_cycles"]), t["mode"],
-                            int(t["missed"]), float(t["err_p50_us"]),
-                            float(t["err_p99_us"]), float(t["err_max_us"]),
-                            round(ref, 3), round(tsc_error_ppm(tsc, ref), 2)])
+                       cmdline=f"slots={slots}")
+        boot = qemu(iso, smp=cpus, icount=ICOUNT if icount else None,
+                    timeout=600)
+    if not icount:
+        ref = (ref + host_tsc_mhz()) / 2
+    if not boot.passed:
+        raise ItemFailed(f"boot failed ({accel}, {cpus} CPUs):\n"
+                         f"{boot.tail()}")
+    smp, tsc = boot.result("smp"), boot.result("tsc")
+    return [[accel, cpus, k, int(smp["bringup_us"]),
+             float(tsc["freq_mhz"]), tsc["method"],
+             int(tsc["disagree_ppm"]), int(tsc.get("calib_us", -1)),
+             int(tsc["max_skew_cycles"]), t["mode"], int(t["missed"]),
+             float(t["err_p50_us"]), float(t["err_p99_us"]),
+             float(t["err_max_us"]), round(ref, 3),
+             round(tsc_error_ppm(tsc, ref), 2)]
+            for t in boot.results("ticks")]
+
+
+def run(mode, outdir):
+    plan = PLANS[mode]
+    points = [(a, c, k) for a in plan["accels"] for c in plan["cpus"]
+              for k in range(plan["boots"])]
+    got = run_items(
+        call_item("tools/bench/bench_boot.py", "point",
+                  dict(accel=a, cpus=c, k=k, slots=plan["slots"]),
+                  boots=True, timed=a == "tcg",
+                  files=["build/host/host_tsc_mhz-fast"],
+                  label=f"boot {a} {c} CPUs #{k}")
+        for a, c, k in points)
+    rows = [r for g in got if g is not None for r in g]
     headers = ["accel", "cpus", "boot", "bringup_us", "tsc_mhz", "method",
                "disagree_ppm", "calib_us", "skew_cycles", "mode", "missed",
                "err_p50_us", "err_p99_us", "err_max_us", "tsc_ref_mhz",

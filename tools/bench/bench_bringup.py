@@ -16,12 +16,13 @@ import sys
 import tempfile
 import time
 
-from benchlib import ensure_iso, print_table, pyplot, write_csv
+from benchlib import print_table, pyplot, write_csv
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent.parent
 sys.path.insert(0, str(ROOT / "tests" / "boot"))
 
 from harness import make_iso, qemu  # noqa: E402
+from workitems import ItemFailed, call_item, run_items  # noqa: E402
 
 NEEDS_ISO = True
 ICOUNT = "shift=3,sleep=off"
@@ -37,17 +38,22 @@ PLANS = {
 }
 
 
-def boot_once(iso, accel, cpus):
+def boot_once(accel, cpus, k=0):
+    """One boot's row tail (a work item): bring-up, skew, the host's load
+    and the boot's wall time."""
     load1 = os.getloadavg()[0]
-    start = time.monotonic()
-    boot = qemu(iso, smp=cpus, machine="q35", memory="512M", timeout=900,
-                icount=ICOUNT if accel == "icount" else None)
-    wall = time.monotonic() - start
+    with tempfile.TemporaryDirectory() as tmp:
+        iso = make_iso(pathlib.Path(tmp) / "bench.iso", cmdline=CMDLINE)
+        start = time.monotonic()
+        boot = qemu(iso, smp=cpus, machine="q35", memory="512M",
+                    timeout=900, icount=ICOUNT if accel == "icount" else None)
+        wall = time.monotonic() - start
     if not boot.passed:
-        raise SystemExit(f"boot failed ({accel}, {cpus} CPUs):\n{boot.tail()}")
+        raise ItemFailed(f"boot failed ({accel}, {cpus} CPUs):\n"
+                         f"{boot.tail()}")
     smp, tsc = boot.result("smp"), boot.result("tsc")
     if int(smp["cpus_online"]) != cpus:
-        raise SystemExit(f"{smp['cpus_online']} of {cpus} CPUs online:\n"
+        raise ItemFailed(f"{smp['cpus_online']} of {cpus} CPUs online:\n"
                          f"{boot.tail()}")
     return [int(smp["bringup_us"]), int(tsc["max_skew_cycles"]),
             round(load1, 2), round(wall, 2)]
@@ -66,15 +72,15 @@ def linear_fit(xs, ys):
 
 def run(mode, outdir):
     plan = PLANS[mode]
-    ensure_iso()
-    rows = []
-    with tempfile.TemporaryDirectory() as tmp:
-        iso = make_iso(pathlib.Path(tmp) / "bench.iso", cmdline=CMDLINE)
-        for accel in plan["accels"]:
-            for cpus in plan["cpus"]:
-                for k in range(plan["boots"]):
-                    rows.append([accel, cpus, k,
-                                 *boot_once(iso, accel, cpus)])
+    points = [(a, c, k) for a in plan["accels"] for c in plan["cpus"]
+              for k in range(plan["boots"])]
+    got = run_items(
+        call_item("tools/bench/bench_bringup.py", "boot_once",
+                  dict(accel=a, cpus=c, k=k), boots=True, timed=a == "tcg",
+                  label=f"bring-up {a} {c} CPUs #{k}")
+        for a, c, k in points)
+    rows = [[a, c, k, *g] for (a, c, k), g in zip(points, got)
+            if g is not None]
     write_csv(outdir / "bringup.csv",
               ["accel", "cpus", "boot", "bringup_us", "skew_cycles",
                "host_load1", "wall_s"], rows)

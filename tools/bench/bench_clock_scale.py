@@ -16,12 +16,13 @@ import statistics
 import sys
 import tempfile
 
-from benchlib import ensure_iso, print_table, pyplot, write_csv
+from benchlib import print_table, pyplot, write_csv
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent.parent
 sys.path.insert(0, str(ROOT / "tests" / "boot"))
 
 from harness import make_iso, qemu  # noqa: E402
+from workitems import ItemFailed, call_item, run_items  # noqa: E402
 
 NEEDS_ISO = True
 ICOUNT = "shift=3,sleep=off"
@@ -39,57 +40,55 @@ PLANS = {
 SCHED_QUANTUM_US = 10000
 
 
-def task_set(path, cpus):
+def task_set(cpus):
     """Periodic tasks worth about half the CPUs, drawn with a fixed seed."""
     rng = random.Random(cpus)
     lines = []
     for i in range(cpus):
         p = rng.choice([2, 3, 4, 5, 6, 8, 10])
         lines.append(f"task T{i} e={rng.randint(1, p - 1)} p={p}")
-    path.write_text("\n".join(lines) + "\n")
-    return path
+    return "\n".join(lines) + "\n"
 
 
-def iso_for(tmp, sched, cpus, slots):
-    if sched is None:
-        return make_iso(tmp / "clock.iso", cmdline=f"slots={slots}")
-    return make_iso(tmp / f"{sched}-{cpus}.iso",
-                    cmdline=f"sched={sched} slots={slots} "
-                            f"quantum_us={SCHED_QUANTUM_US}",
-                    tasks=task_set(tmp / f"{cpus}.tasks", cpus))
-
-
-def boot_once(iso, accel, cpus):
-    """The boot's RESULT ticks lines and the host's load when it began
-    (plain TCG's numbers are host time)."""
+def boot_once(sched, accel, cpus, k, slots):
+    """One boot's rows (a work item): its RESULT ticks lines and the host's
+    load when it began (plain TCG's numbers are host time)."""
     load1 = round(os.getloadavg()[0], 2)
-    boot = qemu(iso, smp=cpus, machine="q35", memory="512M", timeout=1800,
-                icount=ICOUNT if accel == "icount" else None)
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = pathlib.Path(tmp)
+        if sched is None:
+            iso = make_iso(tmp / "clock.iso", cmdline=f"slots={slots}")
+        else:
+            (tmp / f"{cpus}.tasks").write_text(task_set(cpus))
+            iso = make_iso(tmp / f"{sched}-{cpus}.iso",
+                           cmdline=f"sched={sched} slots={slots} "
+                                   f"quantum_us={SCHED_QUANTUM_US}",
+                           tasks=tmp / f"{cpus}.tasks")
+        boot = qemu(iso, smp=cpus, machine="q35", memory="512M",
+                    timeout=1800,
+                    icount=ICOUNT if accel == "icount" else None)
     if not boot.passed:
-        raise SystemExit(f"boot failed ({accel}, {cpus} CPUs):\n"
+        raise ItemFailed(f"boot failed ({accel}, {cpus} CPUs):\n"
                          f"{boot.tail()}")
-    return boot.results("ticks"), load1
+    return [[sched or "none", accel, cpus, k, t["mode"],
+             int(t["quantum_us"]), int(t["missed"]), float(t["err_p50_us"]),
+             float(t["err_p99_us"]), float(t["err_max_us"]), load1]
+            for t in boot.results("ticks")]
 
 
 def run(mode, outdir):
     plan = PLANS[mode]
-    ensure_iso()
-    rows = []
-    with tempfile.TemporaryDirectory() as tmp:
-        tmp = pathlib.Path(tmp)
-        for sched in plan["scheds"]:
-            for cpus in plan["cpus"]:
-                iso = iso_for(tmp, sched, cpus, plan["slots"])
-                for accel in plan["accels"]:
-                    for k in range(plan["boots"]):
-                        ticks, load1 = boot_once(iso, accel, cpus)
-                        for t in ticks:
-                            rows.append([
-                                sched or "none", accel, cpus, k, t["mode"],
-                                int(t["quantum_us"]), int(t["missed"]),
-                                float(t["err_p50_us"]),
-                                float(t["err_p99_us"]),
-                                float(t["err_max_us"]), load1])
+    points = [(sched, accel, cpus, k) for sched in plan["scheds"]
+              for cpus in plan["cpus"] for accel in plan["accels"]
+              for k in range(plan["boots"])]
+    got = run_items(
+        call_item("tools/bench/bench_clock_scale.py", "boot_once",
+                  dict(sched=sched, accel=accel, cpus=cpus, k=k,
+                       slots=plan["slots"]),
+                  boots=True, timed=accel == "tcg",
+                  label=f"clock {sched or 'none'} {accel} {cpus} CPUs #{k}")
+        for sched, accel, cpus, k in points)
+    rows = [r for g in got if g is not None for r in g]
     headers = ["sched", "accel", "cpus", "boot", "ticks", "quantum_us",
                "missed", "err_p50_us", "err_p99_us", "err_max_us",
                "host_load1"]

@@ -15,6 +15,7 @@ import pathlib
 import statistics
 import subprocess
 
+import workitems
 from benchlib import print_table, pyplot, write_csv
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent.parent
@@ -31,34 +32,40 @@ PLANS = {
 OPS = ["push_find", "enqueue", "dequeue", "pull"]
 
 
-def measure(cpus, load, mode, slots, seed):
-    out = subprocess.run(
+def measure(cpus, load, mode, slots, seeds):
+    """edf_bench's runs of one point, one per seed (a work item)."""
+    return [json.loads(subprocess.run(
         [str(TOOL), "--cpus", str(cpus), "--load", str(load), "--mode",
          str(mode), "--slots", str(slots), "--seed", str(seed)],
-        capture_output=True, text=True, check=True, timeout=600).stdout
-    return json.loads(out)
+        capture_output=True, text=True, check=True, timeout=600).stdout)
+        for seed in range(1, seeds + 1)]
 
 
 def run(mode, outdir):
     plan = PLANS[mode]
-    if not TOOL.exists():
-        subprocess.run(["make", "-C", str(ROOT), "host"], check=True)
     headers = ["load", "cpus", "structure", "utilisation", "idle_fraction",
                "push_find_count"] + [f"{op}_cycles" for op in OPS]
+    points = [(load, cpus, m, name) for load in plan["loads"]
+              for cpus in plan["cpus"] for m, name in enumerate(MODES)]
+    # Timed on the host's TSC: each point has its worker to itself.
+    got = workitems.run_items(
+        workitems.call_item("tools/bench/bench_edf_push.py", "measure",
+                            dict(cpus=cpus, load=load, mode=m,
+                                 slots=plan["slots"], seeds=plan["seeds"]),
+                            timed=True, files=["build/host/edf_bench-fast"],
+                            label=f"edf_bench {name} M={cpus} load {load}")
+        for load, cpus, m, name in points)
+    if None in got:
+        raise SystemExit("bench_edf_push: a point failed twice (above)")
     rows = []
-    for load in plan["loads"]:
-        for cpus in plan["cpus"]:
-            for m, name in enumerate(MODES):
-                runs = [measure(cpus, load, m, plan["slots"], seed)
-                        for seed in range(1, plan["seeds"] + 1)]
-                rows.append([load / 100, cpus, name,
-                             statistics.mean(r["utilisation"] for r in runs),
-                             statistics.mean(r["idle_fraction"] for r in runs),
-                             sum(r["push_find_count"] for r in runs)]
-                            # The median drops runs hit by preemption.
-                            + [statistics.median(r[f"{op}_cycles"]
-                                                 for r in runs)
-                               for op in OPS])
+    for (load, cpus, m, name), runs in zip(points, got):
+        rows.append([load / 100, cpus, name,
+                     statistics.mean(r["utilisation"] for r in runs),
+                     statistics.mean(r["idle_fraction"] for r in runs),
+                     sum(r["push_find_count"] for r in runs)]
+                    # The median drops runs hit by preemption.
+                    + [statistics.median(r[f"{op}_cycles"] for r in runs)
+                       for op in OPS])
     print_table(headers, rows, "mean cycles per operation (TSC overhead "
                 "removed), median over the seeds")
     write_csv(outdir / "edf_push.csv", headers, rows)

@@ -5,6 +5,7 @@ import json
 import pathlib
 import subprocess
 
+import workitems
 from benchlib import print_table, pyplot, write_csv
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent.parent
@@ -19,28 +20,33 @@ PLANS = {
 }
 
 
-def measure(n, p, slots, seed):
-    out = subprocess.run([str(TOOL), "--procs", str(n), "--cpus", str(p),
-                          "--slots", str(slots), "--seed", str(seed)],
-                         capture_output=True, text=True, check=True,
-                         timeout=600)
-    return json.loads(out.stdout)
+def measure(n, p, slots, seeds):
+    """gdq_bench's runs of one point, one per seed (a work item)."""
+    return [json.loads(subprocess.run(
+        [str(TOOL), "--procs", str(n), "--cpus", str(p), "--slots",
+         str(slots), "--seed", str(seed)], capture_output=True, text=True,
+        check=True, timeout=600).stdout) for seed in range(1, seeds + 1)]
 
 
 def run(mode, outdir):
     plan = PLANS[mode]
-    if not TOOL.exists():
-        subprocess.run(["make", "-C", str(ROOT), "host"], check=True,
-                       stdout=subprocess.DEVNULL)
+    points = [(p, n) for p in plan["p"] for n in plan["n"]]
+    # Timed on the host's TSC: each point has its worker to itself.
+    got = workitems.run_items(
+        workitems.call_item("tools/bench/bench_gdq_decision.py", "measure",
+                            dict(n=n, p=p, slots=plan["slots"],
+                                 seeds=plan["seeds"]),
+                            timed=True, files=["build/host/gdq_bench-fast"],
+                            label=f"gdq_bench N={n} P={p}")
+        for p, n in points)
+    if None in got:
+        raise SystemExit("bench_gdq_decision: a point failed twice (above)")
     rows = []
-    for p in plan["p"]:
-        for n in plan["n"]:
-            res = [measure(n, p, plan["slots"], s + 1)
-                   for s in range(plan["seeds"])]
-            mean = sum(r["mean_cycles"] for r in res) / len(res)
-            median = sorted(r["median_cycles"] for r in res)[len(res) // 2]
-            p99 = max(r["p99_cycles"] for r in res)
-            rows.append([p, n, round(mean, 1), median, p99])
+    for (p, n), res in zip(points, got):
+        mean = sum(r["mean_cycles"] for r in res) / len(res)
+        median = sorted(r["median_cycles"] for r in res)[len(res) // 2]
+        p99 = max(r["p99_cycles"] for r in res)
+        rows.append([p, n, round(mean, 1), median, p99])
     headers = ["cpus", "procs", "mean_cycles", "median_cycles", "p99_cycles"]
     write_csv(outdir / "gdq_decision.csv", headers, rows)
     # The table: mean cycles, one row per N, one column per P.

@@ -5,16 +5,12 @@ in Fig. 2, next to the bounds of Theorem 3.6,
 -2(2 delta + 2) - T <= e <= 2(2 delta + 2) + g T (g: number of groups).
 Runs tools/schedsim-fast; the plugin tracks the errors (gdq_err=1)."""
 import json
-import pathlib
 import random
 import re
-import subprocess
-import tempfile
 
+import workitems
 from benchlib import print_table, pyplot, write_csv
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent.parent
-SIM = ROOT / "build" / "host" / "schedsim-fast"
 DELTA = 4
 
 PLANS = {
@@ -35,13 +31,13 @@ def random_mix(n, total, rng):
     return [b - a for a, b in zip(edges, edges[1:])]
 
 
-def simulate(tasks_file, p, t, slots):
-    out = subprocess.run(
-        [str(SIM), "--sched", "gdq", "--cpus", str(p), "--slots", str(slots),
-         "--summary-only", "--param", f"gdq_T={t}", "--param",
-         f"gdq_delta={DELTA}", str(tasks_file)],
-        capture_output=True, text=True, check=True, timeout=1800)
-    return json.loads(out.stdout.splitlines()[-1])["summary"]
+def simulate_item(text, p, t, slots, label):
+    """A work item: the simulator's GDQ run over a mix (its summary)."""
+    return workitems.program_item(
+        "schedsim-fast", ["--sched", "gdq", "--cpus", p, "--slots", slots,
+                          "--summary-only", "--param", f"gdq_T={t}",
+                          "--param", f"gdq_delta={DELTA}", "{dir}/mix.tasks"],
+        inputs={"mix.tasks": text}, label=label)
 
 
 def groups(summary):
@@ -52,25 +48,28 @@ def groups(summary):
 
 def run(mode, outdir):
     plan = PLANS[mode]
-    if not SIM.exists():
-        subprocess.run(["make", "-C", str(ROOT), "host"], check=True,
-                       stdout=subprocess.DEVNULL)
     rng = random.Random(41)
+    points, items = [], []
+    for n in plan["n"]:
+        for w in plan["w"]:
+            text = "".join(f"task P{i} weight={x}\n" for i, x in
+                           enumerate(random_mix(n, w, rng)))
+            for p in plan["p"]:
+                for t in plan["t"]:
+                    points.append((n, w, p, t))
+                    items.append(simulate_item(
+                        text, p, t, plan["slots"],
+                        f"gdq N={n} W={w} P={p} T={t}"))
     rows = []
-    with tempfile.TemporaryDirectory() as tmp:
-        for n in plan["n"]:
-            for w in plan["w"]:
-                f = pathlib.Path(tmp) / f"mix_{n}_{w}.tasks"
-                f.write_text("".join(f"task P{i} weight={x}\n" for i, x in
-                                     enumerate(random_mix(n, w, rng))))
-                for p in plan["p"]:
-                    for t in plan["t"]:
-                        s = simulate(f, p, t, plan["slots"])
-                        g = groups(s)
-                        rows.append([n, w, p, t, g, s["max_error"],
-                                     s["min_error"],
-                                     2 * (2 * DELTA + 2) + g * t,
-                                     -2 * (2 * DELTA + 2) - t])
+    for (n, w, p, t), out in zip(points, workitems.run_items(items)):
+        if out is None:
+            raise SystemExit("bench_gdq_error: a simulation failed twice "
+                             "(above)")
+        s = json.loads(out["stdout"].splitlines()[-1])["summary"]
+        g = groups(s)
+        rows.append([n, w, p, t, g, s["max_error"], s["min_error"],
+                     2 * (2 * DELTA + 2) + g * t,
+                     -2 * (2 * DELTA + 2) - t])
     headers = ["procs", "weight", "cpus", "T", "groups", "max_error",
                "min_error", "bound_pos", "bound_neg"]
     write_csv(outdir / "gdq_error.csv", headers, rows)

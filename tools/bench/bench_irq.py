@@ -21,6 +21,7 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent.parent
 sys.path.insert(0, str(ROOT / "tests" / "boot"))
 
 from harness import make_iso, qemu  # noqa: E402
+from workitems import ItemFailed, call_item, run_items  # noqa: E402
 
 NEEDS_ISO = True
 RATE_HZ = 2000
@@ -47,15 +48,17 @@ def percentile(sorted_values, q):
     return sorted_values[min(k, len(sorted_values) - 1)]
 
 
-def one(machine, timing, cpu, ms, tmp):
-    tasks = pathlib.Path(tmp) / "irq.tasks"
-    tasks.write_text(TASKS)
-    iso = make_iso(pathlib.Path(tmp) / "irq.iso", tasks=tasks,
-                   cmdline=f"irqcheck=hpet slots={ms} irq_cpu={cpu}")
-    boot = qemu(iso, smp=2, machine=machine, timeout=300 + ms // 20,
-                icount=ICOUNT if timing == "icount" else None)
+def one(machine, timing, cpu, ms):
+    """One boot (a work item): its row and the sorted delays."""
+    with tempfile.TemporaryDirectory() as tmp:
+        tasks = pathlib.Path(tmp) / "irq.tasks"
+        tasks.write_text(TASKS)
+        iso = make_iso(pathlib.Path(tmp) / "irq.iso", tasks=tasks,
+                       cmdline=f"irqcheck=hpet slots={ms} irq_cpu={cpu}")
+        boot = qemu(iso, smp=2, machine=machine, timeout=300 + ms // 20,
+                    icount=ICOUNT if timing == "icount" else None)
     if not boot.passed:
-        raise SystemExit(f"bench_irq: the {machine} {timing} boot failed:\n"
+        raise ItemFailed(f"bench_irq: the {machine} {timing} boot failed:\n"
                          f"{boot.tail()}")
     delays = sorted(int(a["delay_ns"]) for a in boot.results("irqarrival"))
     summary = boot.result("irqcheck")
@@ -67,14 +70,20 @@ def one(machine, timing, cpu, ms, tmp):
 
 def run(mode, outdir):
     plan = PLANS[mode]
+    points = [(machine, timing, cpu) for machine in plan["machines"]
+              for timing in plan["timings"] for cpu in plan["cpus"]]
+    got = run_items(
+        call_item("tools/bench/bench_irq.py", "one",
+                  dict(machine=machine, timing=timing, cpu=cpu,
+                       ms=plan["ms"]),
+                  boots=True, timed=timing == "tcg",
+                  label=f"irq {machine} {timing} cpu{cpu}")
+        for machine, timing, cpu in points)
     rows, curves = [], []
-    with tempfile.TemporaryDirectory() as tmp:
-        for machine in plan["machines"]:
-            for timing in plan["timings"]:
-                for cpu in plan["cpus"]:
-                    row, delays = one(machine, timing, cpu, plan["ms"], tmp)
-                    rows.append(row)
-                    curves.append((f"{machine} {timing} cpu{cpu}", delays))
+    for (machine, timing, cpu), g in zip(points, got):
+        if g is not None:
+            rows.append(g[0])
+            curves.append((f"{machine} {timing} cpu{cpu}", g[1]))
     print_table(HEADERS, rows, title=f"HPET arrival interrupt delay "
                 f"({RATE_HZ} arrivals/s, {plan['ms']} ms per boot)")
     write_csv(outdir / "irq.csv", HEADERS, rows)

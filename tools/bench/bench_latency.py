@@ -46,7 +46,7 @@ from benchlib import print_table, write_csv
 ROOT = pathlib.Path(__file__).resolve().parent.parent.parent
 sys.path.insert(0, str(ROOT / "tests" / "boot"))
 
-from harness import ISO, make_iso, qemu  # noqa: E402
+import workitems  # noqa: E402
 
 NEEDS_ISO = True
 CACHE = ROOT / "build" / "bench" / "linux-rt"
@@ -105,30 +105,35 @@ def combine_ours(tasks):
                 max_ns=max(int(t["lat_max_ns"]) for t in tasks))
 
 
-def ours(samples, timing, tmp):
-    return combine_ours(ours_boot(samples, timing, tmp).results("task"))
-
-
-def ours_boot(samples, timing, tmp, hourglass="off"):
-    """The boot of our measuring tasks (the experiments read its platform
-    too). Idle CPUs halt (hourglass=off), as Linux's do: an idle vCPU that
-    spins in the hourglass keeps its host thread busy, and on a host with
-    fewer free cores than busy threads QEMU's own thread, which fires the
-    guest's timers, waits behind it -- measured here under plain TCG at a
-    load average of 2.5 on 2 cores: 186 ms average latency and 831 missed
-    boundaries with the hourglass, 3 ms and 8 halting."""
-    tasks = pathlib.Path(tmp) / "latency.tasks"
-    tasks.write_text(f"task L0 e=1 p={PERIOD_US // 1000} d=1 work=latency\n"
-                     f"task L1 e=1 p={PERIOD_US // 1000} d=1 work=latency\n")
+def ours_item(samples, timing, hourglass="off"):
+    """The work item of one boot of our measuring tasks (the experiments
+    read its platform too). Idle CPUs halt (hourglass=off), as Linux's do:
+    an idle vCPU that spins in the hourglass keeps its host thread busy,
+    and on a host with fewer free cores than busy threads QEMU's own
+    thread, which fires the guest's timers, waits behind it -- measured
+    here under plain TCG at a load average of 2.5 on 2 cores: 186 ms
+    average latency and 831 missed boundaries with the hourglass, 3 ms and
+    8 halting."""
     slots = (samples + 1) * PERIOD_US // 1000
-    iso = make_iso(pathlib.Path(tmp) / "latency.iso",
-                   cmdline=f"sched=pedf slots={slots} hourglass={hourglass}",
-                   tasks=tasks)
-    boot = qemu(iso, smp=2, timeout=600 + slots // 10,
-                icount=ICOUNT if timing == "icount" else None)
-    if not boot.passed:
-        raise SystemExit(f"bench_latency: our run failed:\n{boot.tail()}")
-    return boot
+    return workitems.boot_item(
+        tasks=(f"task L0 e=1 p={PERIOD_US // 1000} d=1 work=latency\n"
+               f"task L1 e=1 p={PERIOD_US // 1000} d=1 work=latency\n"),
+        tasks_name="latency.tasks",
+        cmdline=f"sched=pedf slots={slots} hourglass={hourglass}", smp=2,
+        timeout=600 + slots // 10,
+        icount=ICOUNT if timing == "icount" else None,
+        label=f"latency {timing} hourglass={hourglass}, {samples} samples")
+
+
+def ours_boots(runs, samples):
+    """Our boots for runs [(timing, hourglass)]; a failed one ends the
+    benchmark (the session has reported it)."""
+    out = workitems.boots([ours_item(samples, t, h) for t, h in runs])
+    for (t, h), b in zip(runs, out):
+        if b is None:
+            raise SystemExit(f"bench_latency: our run ({t}, hourglass={h}) "
+                             "failed twice (above)")
+    return out
 
 
 def run_quiet(cmd, cwd=None):
@@ -277,6 +282,21 @@ def linux(samples):
         vmlinuz, initrd = build_linux(loops)
     except (RuntimeError, OSError) as e:
         return f"cyclictest skipped: the Linux side could not be built ({e})"
+    item = workitems.call_item(
+        "tools/bench/bench_latency.py", "linux_boot", dict(loops=loops),
+        timed=True, label=f"linux-rt cyclictest, {loops} loops",
+        files=[str(p.relative_to(ROOT)) for p in (vmlinuz, initrd)],
+        versions=["qemu-system-x86_64"])
+    out = workitems.run_items([item])[0]
+    if out is None:
+        raise SystemExit("bench_latency: cyclictest failed twice (above)")
+    return out
+
+
+def linux_boot(loops):
+    """One boot of Linux running cyclictest (a work item): its combined
+    row."""
+    vmlinuz, initrd = CACHE / "vmlinuz", CACHE / f"initramfs-{loops}.cpio"
     with tempfile.TemporaryDirectory() as tmp:
         serial = pathlib.Path(tmp) / "serial.log"
         cmd = ["qemu-system-x86_64", "-machine", "pc", "-smp", "2", "-m",
@@ -290,19 +310,18 @@ def linux(samples):
             pass
         text = serial.read_text(errors="replace") if serial.exists() else ""
     if "CYCLICTEST-END rc=0" not in text:
-        raise SystemExit("bench_latency: cyclictest did not finish; the "
-                         "end of Linux's console:\n" +
-                         "\n".join(text.splitlines()[-30:]))
+        raise workitems.ItemFailed(
+            "bench_latency: cyclictest did not finish; the end of Linux's "
+            "console:\n" + "\n".join(text.splitlines()[-30:]))
     threads = parse_cyclictest(text.split("CYCLICTEST-BEGIN")[-1])
     return combine_cyclictest(threads)
 
 
-def measure(plan, timing):
-    """Rows for one timing: ours, then Linux's (or a line saying why
-    not), and the ratios."""
+def measure(plan, timing, b):
+    """Rows for one timing from our boot b: ours, then Linux's (or a line
+    saying why not), and the ratios."""
     load = os.getloadavg()[0]
-    with tempfile.TemporaryDirectory() as tmp:
-        mine = ours(plan["samples"], timing, tmp)
+    mine = combine_ours(b.results("task"))
     rows = [["rtk", timing, 2, PERIOD_US, mine["samples"], mine["min_ns"],
              mine["avg_ns"], mine["max_ns"], round(load, 2)]]
     if not plan["linux"]:
@@ -328,11 +347,10 @@ def measure(plan, timing):
 
 def run(mode, outdir):
     plan = PLANS[mode]
-    if not ISO.exists():
-        subprocess.run(["make", "-C", str(ROOT), "iso"], check=True)
     rows, ratios = [], []
-    for timing in plan["timings"]:
-        r, q = measure(plan, timing)
+    ours = ours_boots([(t, "off") for t in plan["timings"]], plan["samples"])
+    for timing, b in zip(plan["timings"], ours):
+        r, q = measure(plan, timing, b)
         rows += r
         ratios += q
     write_csv(outdir / "latency.csv", HEADERS, rows)

@@ -21,18 +21,10 @@ the machine. The CSV's `timing` column says which. Global EDF plugins get `event
 has that word (events: a boundary only at releases and completions; off: a
 boundary every quantum); a kernel without it says `unknown word` and the
 row says `quantum`, a boundary every quantum."""
-import pathlib
 import random
-import subprocess
-import sys
-import tempfile
 
+import workitems
 from benchlib import print_table, pyplot, write_csv
-
-ROOT = pathlib.Path(__file__).resolve().parent.parent.parent
-sys.path.insert(0, str(ROOT / "tests" / "boot"))
-
-from harness import ISO, make_iso, qemu  # noqa: E402
 
 NEEDS_ISO = True
 ICOUNT = "shift=3,sleep=off"
@@ -93,22 +85,17 @@ def cycles(ns, khz):
     return ns * khz // 1_000_000
 
 
-def measure(plugin, n, m, slots, word, timing, tmp):
-    text, util = task_set(n, m, seed=1000 * m + n)
-    path = pathlib.Path(tmp) / f"{plugin}-{n}-{m}.tasks"
-    path.write_text(text)
+def boot_item(plugin, n, m, slots, word, timing):
+    """The work item of one boot of the set of N tasks on M CPUs."""
+    text, _ = task_set(n, m, seed=1000 * m + n)
     words = " ".join(w for w in (f"sched={plugin}", f"slots={slots}", word)
                      if w)
-    iso = make_iso(pathlib.Path(tmp) / "overheads.iso", cmdline=words,
-                   tasks=path)
-    boot = qemu(iso, smp=m, icount=ICOUNT if timing == "icount" else None,
-                memory=MEMORY,
-                timeout=600 + 6 * n + 20 * slots * m)
-    if not boot.passed:
-        raise SystemExit(f"bench_overheads: {plugin} N={n} M={m} "
-                         f"({words}) failed:\n{boot.tail()}")
-    mode = boundaries_of(boot.serial, word)
-    return rows_of(boot, plugin, n, m, util, slots, timing, mode), mode
+    return workitems.boot_item(
+        tasks=text, tasks_name=f"{plugin}-{n}-{m}.tasks", cmdline=words,
+        smp=m, icount=ICOUNT if timing == "icount" else None, memory=MEMORY,
+        timeout=600 + 6 * n + 20 * slots * m,
+        label=f"{plugin} N={n} M={m} {timing}" + (f" {word}" if word
+                                                    else ""))
 
 
 def rows_of(boot, plugin, n, m, util, slots, timing, mode, events=EVENTS):
@@ -128,20 +115,25 @@ def rows_of(boot, plugin, n, m, util, slots, timing, mode, events=EVENTS):
 
 
 def collect(plan):
-    rows = []
-    with tempfile.TemporaryDirectory() as tmp:
-        points = [(n, m, "icount") for n, m in plan["grid"]] + \
-            [(n, m, "tcg") for n, m in plan["tcg_grid"]]
-        for plugin in plan["plugins"]:
-            for n, m, timing in points:
-                for word in boot_words(plugin):
-                    got, mode = measure(plugin, n, m, plan["slots"], word,
-                                        timing, tmp)
-                    rows += got
-                    # A kernel without the word ran every quantum; the
-                    # other variant would be the same run again.
-                    if word == "events=on" and mode == "quantum":
-                        break
+    points = [(n, m, "icount") for n, m in plan["grid"]] + \
+        [(n, m, "tcg") for n, m in plan["tcg_grid"]]
+    runs = [(plugin, n, m, timing, word) for plugin in plan["plugins"]
+            for n, m, timing in points for word in boot_words(plugin)]
+    got = workitems.boots(boot_item(p, n, m, plan["slots"], w, t)
+                          for p, n, m, t, w in runs)
+    rows, no_events = [], set()
+    for (plugin, n, m, timing, word), boot in zip(runs, got):
+        if boot is None:
+            continue
+        mode = boundaries_of(boot.serial, word)
+        # A kernel without events= ran every quantum both times: keep one.
+        if word == "events=on" and mode == "quantum":
+            no_events.add((plugin, n, m, timing))
+        if word == "events=off" and (plugin, n, m, timing) in no_events:
+            continue
+        _, util = task_set(n, m, seed=1000 * m + n)
+        rows += rows_of(boot, plugin, n, m, util, plan["slots"], timing,
+                        mode)
     return rows
 
 
@@ -186,8 +178,6 @@ def plot(rows, outdir):
 
 def run(mode, outdir):
     plan = PLANS[mode]
-    if not ISO.exists():
-        subprocess.run(["make", "-C", str(ROOT), "iso"], check=True)
     rows = collect(plan)
     write_csv(outdir / "overheads.csv", HEADERS, rows)
     table = [[r[0], r[5], r[6], r[1], r[2], r[7], r[8], r[12], r[13], r[14]]

@@ -7,13 +7,11 @@ pfair_overhead_cold.csv. Also the simulator's own cost for N = 50, M = 8: the CP
 time of tools/schedsim-fast's slot loop per 1000 slots."""
 import csv
 import io
-import pathlib
 import random
-import subprocess
-import tempfile
 from fractions import Fraction
 
-from benchlib import host_tool, print_table, pyplot, write_csv
+import workitems
+from benchlib import print_table, pyplot, write_csv
 
 PLANS = {
     "smoke": dict(n=[10, 50], m=[2, 4], sets=2, slots=100, sim_slots=2000,
@@ -39,19 +37,23 @@ def random_set(n, m, rng):
             return tasks
 
 
-def loop_time(sched, slots, tmp):
-    """schedsim's slot loop alone (driver and plugin; not start-up, parsing
-    or admission), in CPU nanoseconds per slot (schedsim --timing)."""
+def loop_item(sched, slots):
+    """A work item: schedsim's slot loop alone (driver and plugin; not
+    start-up, parsing or admission) over N = 50, M = 8, timed on the
+    host (schedsim --timing)."""
     rng = random.Random(50 * 8)
-    f = pathlib.Path(tmp) / "n50m8.tasks"
-    f.write_text("".join(f"task {n} e={e} p={p}\n"
-                         for n, e, p in random_set(50, 8, rng)))
-    proc = subprocess.run(
-        [str(host_tool("schedsim-fast")), "--sched", sched, "--cpus", "8",
-         "--slots", str(slots), "--summary-only", "--timing", str(f)],
-        check=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-        text=True)
-    fields = dict(w.split("=") for w in proc.stderr.split() if "=" in w)
+    text = "".join(f"task {n} e={e} p={p}\n"
+                   for n, e, p in random_set(50, 8, rng))
+    return workitems.program_item(
+        "schedsim-fast", ["--sched", sched, "--cpus", "8", "--slots", slots,
+                          "--summary-only", "--timing", "{dir}/n50m8.tasks"],
+        inputs={"n50m8.tasks": text}, timed=True,
+        label=f"schedsim-fast --timing {sched}, {slots} slots")
+
+
+def loop_time(out):
+    """CPU nanoseconds per slot of a loop_item's result."""
+    fields = dict(w.split("=") for w in out["stderr"].split() if "=" in w)
     return float(fields["ns_per_slot"])
 
 
@@ -59,17 +61,23 @@ HEADERS = ["n", "m", "sets", "pd2_cycles_per_slot", "spd2_cycles_per_call",
            "ratio"]
 
 
-def measure(plan, sets, cold, outdir, name):
-    """pfair_overhead-fast over the plan's grid; writes NAME.csv and returns
-    the ratio by (N, M)."""
-    cmd = [str(host_tool("pfair_overhead-fast")),
-           "--n", ",".join(map(str, plan["n"])),
-           "--m", ",".join(map(str, plan["m"])),
-           "--sets", str(sets), "--slots", str(plan["slots"])]
+def measure_item(plan, sets, cold):
+    """A work item: pfair_overhead-fast over the plan's grid, timed on the
+    host."""
+    argv = ["--n", ",".join(map(str, plan["n"])),
+            "--m", ",".join(map(str, plan["m"])),
+            "--sets", str(sets), "--slots", str(plan["slots"])]
     if cold:
-        cmd += ["--cold", "1"]
-    proc = subprocess.run(cmd, check=True, capture_output=True, text=True)
-    rows = [dict(r) for r in csv.DictReader(io.StringIO(proc.stdout))]
+        argv += ["--cold", "1"]
+    return workitems.program_item(
+        "pfair_overhead-fast", argv, timed=True,
+        label=f"pfair_overhead {'cold' if cold else 'warm'}, {sets} sets")
+
+
+def measure(plan, out, cold, outdir, name):
+    """Writes NAME.csv from a measure_item's result and returns the ratio
+    by (N, M)."""
+    rows = [dict(r) for r in csv.DictReader(io.StringIO(out["stdout"]))]
     write_csv(outdir / f"{name}.csv", HEADERS,
               [[r[h] for h in HEADERS] for r in rows])
     ratio = {(int(r["n"]), int(r["m"])): float(r["ratio"]) for r in rows}
@@ -83,9 +91,15 @@ def measure(plan, sets, cold, outdir, name):
 
 def run(mode, outdir):
     plan = PLANS[mode]
-    warm = measure(plan, plan["sets"], False, outdir, "pfair_overhead")
-    cold = measure(plan, plan["cold_sets"], True, outdir,
-                   "pfair_overhead_cold")
+    got = workitems.run_items([measure_item(plan, plan["sets"], False),
+                               measure_item(plan, plan["cold_sets"], True),
+                               loop_item("pd2", plan["sim_slots"]),
+                               loop_item("spd2", plan["sim_slots"])])
+    if None in got:
+        raise SystemExit("bench_pfair_overhead: a measurement failed twice "
+                         "(above)")
+    warm = measure(plan, got[0], False, outdir, "pfair_overhead")
+    cold = measure(plan, got[1], True, outdir, "pfair_overhead_cold")
 
     plt = pyplot()
     fig, axes = plt.subplots(1, 2, figsize=(11, 4), sharey=True)
@@ -103,11 +117,10 @@ def run(mode, outdir):
     fig.savefig(outdir / "pfair_overhead.png", dpi=120)
     plt.close(fig)
 
-    with tempfile.TemporaryDirectory() as tmp:
-        sim = []
-        for sched in ("pd2", "spd2"):
-            ns = loop_time(sched, plan["sim_slots"], tmp)
-            sim.append([sched, round(ns / 1000, 3), round(1e9 / ns)])
+    sim = []
+    for sched, out in zip(("pd2", "spd2"), got[2:]):
+        ns = loop_time(out)
+        sim.append([sched, round(ns / 1000, 3), round(1e9 / ns)])
     write_csv(outdir / "pfair_sim_throughput.csv",
               ["sched", "ms_per_1000_slots", "slots_per_second"], sim)
     print_table(["sched", "ms per 1000 slots", "slots/s"], sim,

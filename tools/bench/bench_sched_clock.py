@@ -3,14 +3,12 @@ many boundaries were missed and how far the serviced ones were from their
 ideal time, per scheduler and CPU count, under plain TCG and -icount. Every
 CPU takes its turn in boundary order, so this is the cost of that
 serialisation on top of the bare clock of the boot benchmark."""
-import pathlib
 import statistics
-import tempfile
 
-from benchlib import ensure_iso, print_table, pyplot, write_csv
+from benchlib import print_table, pyplot, write_csv
 
 import bench_boot
-from harness import make_iso, qemu
+import workitems
 
 ROOT = bench_boot.ROOT
 NEEDS_ISO = True
@@ -26,33 +24,31 @@ PLANS = {
 }
 
 
+def boot_item(sched, accel, cpus, k, slots):
+    """The work item of one boot over tasks/default.tasks."""
+    return workitems.boot_item(
+        tasks=(ROOT / "tasks" / "default.tasks").read_text(),
+        tasks_name="default.tasks",
+        cmdline=f"sched={sched} slots={slots}", smp=cpus, timeout=600,
+        icount=bench_boot.ICOUNT if accel == "icount" else None, rep=k,
+        label=f"{sched} {accel} {cpus} CPUs #{k}")
+
+
 def run(mode, outdir):
     plan = PLANS[mode]
-    ensure_iso()
-    tasks = ROOT / "tasks" / "default.tasks"
+    points = [(sched, accel, cpus, k) for sched in plan["scheds"]
+              for accel in plan["accels"] for cpus in plan["cpus"]
+              for k in range(plan["boots"])]
+    got = workitems.boots(boot_item(*p, plan["slots"]) for p in points)
     rows = []
-    with tempfile.TemporaryDirectory() as tmp:
-        for sched in plan["scheds"]:
-            iso = make_iso(pathlib.Path(tmp) / f"{sched}.iso",
-                           cmdline=f"sched={sched} slots={plan['slots']}",
-                           tasks=tasks)
-            for accel in plan["accels"]:
-                for cpus in plan["cpus"]:
-                    for k in range(plan["boots"]):
-                        boot = qemu(iso, smp=cpus, timeout=600,
-                                    icount=bench_boot.ICOUNT
-                                    if accel == "icount" else None)
-                        if not boot.passed:
-                            raise SystemExit(
-                                f"{sched} failed ({accel}, {cpus} CPUs):\n"
-                                f"{boot.tail()}")
-                        t = boot.result("ticks")
-                        rows.append([sched, accel, cpus, k, t["mode"],
-                                     int(t["quanta"]) * cpus,
-                                     int(t["missed"]),
-                                     float(t["err_p50_us"]),
-                                     float(t["err_p99_us"]),
-                                     float(t["err_max_us"])])
+    for (sched, accel, cpus, k), boot in zip(points, got):
+        if boot is None:
+            continue
+        t = boot.result("ticks")
+        rows.append([sched, accel, cpus, k, t["mode"],
+                     int(t["quanta"]) * cpus, int(t["missed"]),
+                     float(t["err_p50_us"]), float(t["err_p99_us"]),
+                     float(t["err_max_us"])])
     headers = ["sched", "accel", "cpus", "boot", "ticks", "boundaries",
                "missed", "err_p50_us", "err_p99_us", "err_max_us"]
     write_csv(outdir / "sched_clock.csv", headers, rows)

@@ -13,9 +13,8 @@ never runs out), polling, sporadic without and with a toll per preemption
 immediately or gradually (Sec. 3.3). Runs build/host/schedsim-fast."""
 import json
 import pathlib
-import subprocess
-import tempfile
 
+import workitems
 from benchlib import print_table, pyplot, write_csv
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent.parent
@@ -64,23 +63,37 @@ def task_set(policy, rate, seed, toll_us=TOLL_US):
             f"arrivals S rate_hz={rate} cost_us={COST_US} seed={seed}\n")
 
 
+def sim_item(text, ms, cxs_us=CXS_US, label=None):
+    """A work item: the simulator over a set's text (exit 3: a window
+    over its bound, which the summary reports)."""
+    return workitems.program_item(
+        "schedsim-fast", ["--sched", "pfp", "--cpus", "1", "--slots", ms,
+                          "--quantum-us", "1000", "--cxs-us", cxs_us,
+                          "--summary-only", "{dir}/set.tasks"],
+        inputs={"set.tasks": text}, check=False,
+        label=label or f"schedsim pfp {ms} ms, cxs {cxs_us} us")
+
+
+def sim_result(out):
+    """(summary, window ok) of a sim_item's result."""
+    if out["returncode"] not in (0, 3):
+        raise RuntimeError(out["stderr"])
+    return json.loads(out["stdout"].splitlines()[-1])["summary"], \
+        out["returncode"] == 0
+
+
 def simulate(path, ms, cxs_us=CXS_US):
-    proc = subprocess.run(
-        [str(SIM), "--sched", "pfp", "--cpus", "1", "--slots", str(ms),
-         "--quantum-us", "1000", "--cxs-us", str(cxs_us), "--summary-only",
-         str(path)], capture_output=True, text=True, timeout=1800)
-    if proc.returncode not in (0, 3):
-        raise RuntimeError(proc.stderr)
-    return json.loads(proc.stdout.splitlines()[-1])["summary"], \
-        proc.returncode == 0
+    out = workitems.run_items([sim_item(pathlib.Path(path).read_text(), ms,
+                                        cxs_us)])[0]
+    if out is None:
+        raise SystemExit("bench_servers: the simulation failed twice")
+    return sim_result(out)
 
 
-def measure(policy, rate, ms, seeds, tmp):
+def measure(summaries):
+    """A point's row: the mean over its seeds' (summary, window ok)."""
     rows = []
-    for seed in seeds:
-        f = pathlib.Path(tmp) / f"{policy}_{rate}_{seed}.tasks"
-        f.write_text(task_set(policy, rate, seed))
-        summ, window_ok = simulate(f, ms)
+    for summ, window_ok in summaries:
         s, h, t = summ["servers"]["S"], summ["tasks"]["H"], summ["time_us"]
         rows.append(dict(
             arrivals=s["arrivals"], completed=s["jobs"], queued=s["queued"],
@@ -98,24 +111,32 @@ def measure(policy, rate, ms, seeds, tmp):
 
 def run(mode, outdir):
     plan = PLANS[mode]
-    if not SIM.exists():
-        subprocess.run(["make", "-C", str(ROOT), "host"], check=True,
-                       stdout=subprocess.DEVNULL)
     headers = ["policy", "rate_hz", "cxs_us", "arrivals", "completed", "queued",
                "response_mean_us", "response_p99_us", "server_share",
                "hourglass_share", "interference", "tolls", "exhaustions",
                "coalesces", "window_max_us", "window_ok"]
+    points = [(policy, rate, seed) for policy in POLICIES
+              for rate in plan["rates"] for seed in plan["seeds"]]
+    out = workitems.run_items(
+        [sim_item(task_set(policy, rate, seed), plan["ms"],
+                  label=f"{policy} {rate}/s seed {seed}")
+         for policy, rate, seed in points])
+    got = {}
+    for (policy, rate, _), o in zip(points, out):
+        if o is not None:
+            got.setdefault((policy, rate), []).append(sim_result(o))
     rows = []
-    with tempfile.TemporaryDirectory() as tmp:
-        for policy in POLICIES:
-            for rate in plan["rates"]:
-                m = measure(policy, rate, plan["ms"], plan["seeds"], tmp)
-                rows.append([policy, rate, CXS_US, m["arrivals"],
-                             m["completed"],
-                             m["queued"], m["response"], m["p99"],
-                             m["share"], m["hourglass"], 1 - m["hourglass"],
-                             m["tolls"], m["exhaustions"], m["coalesces"],
-                             m["window"], int(m["window_ok"])])
+    for policy in POLICIES:
+        for rate in plan["rates"]:
+            if (policy, rate) not in got:
+                continue
+            m = measure(got[policy, rate])
+            rows.append([policy, rate, CXS_US, m["arrivals"],
+                         m["completed"],
+                         m["queued"], m["response"], m["p99"],
+                         m["share"], m["hourglass"], 1 - m["hourglass"],
+                         m["tolls"], m["exhaustions"], m["coalesces"],
+                         m["window"], int(m["window_ok"])])
     write_csv(outdir / "servers.csv", headers, rows)
     print_table(["policy", "rate_hz", "response_mean_us", "server_share",
                  "interference", "queued"],

@@ -38,16 +38,16 @@ import math
 import os
 import pathlib
 import sys
-import tempfile
 
-from benchlib import ensure_iso, host_tool, print_table, pyplot, write_csv
+from benchlib import print_table, pyplot, write_csv
 
 import bench_servers as sim
+import workitems
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent.parent
 sys.path.insert(0, str(ROOT / "tests" / "boot"))
 
-from harness import make_iso, parse_event_schedule, qemu  # noqa: E402
+from harness import parse_event_schedule  # noqa: E402
 
 NEEDS_ISO = True
 ICOUNT = "shift=3,sleep=off"
@@ -135,26 +135,34 @@ def machine_line(boot):
     return "unknown"
 
 
-def boot_one(policy, rate, ms, toll_us, timing, tmp):
-    tasks = pathlib.Path(tmp) / f"{policy}_{rate}.tasks"
-    tasks.write_text(sim.task_set(policy, rate, SEED, toll_us))
-    iso = make_iso(pathlib.Path(tmp) / "servers.iso", tasks=tasks,
-                   cmdline=f"sched=pfp slots={ms} schedule=off")
+def boot_item(policy, rate, ms, toll_us, timing):
+    """The work item of the kernel's boot of one point's set."""
     # -icount runs about 40 host seconds a virtual one on a loaded host.
-    boot = qemu(iso, smp=1, icount=ICOUNT if timing == "icount" else None,
-                timeout=180 + ms // 10)
-    if not boot.passed:
-        raise SystemExit(f"bench_servers_qemu: the {policy} boot at {rate} "
-                         f"arrivals/s ({timing}) failed:\n{boot.tail()}")
-    return parse_boot(boot)
+    return workitems.boot_item(
+        tasks=sim.task_set(policy, rate, SEED, toll_us),
+        tasks_name=f"{policy}_{rate}.tasks",
+        cmdline=f"sched=pfp slots={ms} schedule=off", smp=1,
+        icount=ICOUNT if timing == "icount" else None,
+        timeout=180 + ms // 10, label=f"{policy} {rate}/s {timing}")
 
 
-def simulate_one(policy, rate, ms, cxs_us, toll_us, tmp):
+def boot_points(points, ms, toll_us, timing):
+    """parse_boot of each (policy, rate) point's boot; a failed one ends
+    the benchmark (the session has reported it)."""
+    got = workitems.boots([boot_item(p, r, ms, toll_us, timing)
+                           for p, r in points])
+    for (policy, rate), b in zip(points, got):
+        if b is None:
+            raise SystemExit(f"bench_servers_qemu: the {policy} boot at "
+                             f"{rate} arrivals/s ({timing}) failed twice "
+                             "(above)")
+    return {pt: parse_boot(b) for pt, b in zip(points, got)}
+
+
+def sim_point(summ, window_ok):
     """The simulator's run of the set the kernel booted, with its switch
-    cost; the same seed draws the same arrivals (lib/arrival.c)."""
-    f = pathlib.Path(tmp) / f"sim_{policy}_{rate}.tasks"
-    f.write_text(sim.task_set(policy, rate, SEED, toll_us))
-    summ, window_ok = sim.simulate(f, ms, cxs_us)
+    cost (the same seed draws the same arrivals, lib/arrival.c), as a
+    row's measures."""
     s, h, t = summ["servers"]["S"], summ["tasks"]["H"], summ["time_us"]
     return dict(
         arrivals=s["arrivals"], jobs=s["jobs"], queued=s["queued"],
@@ -192,28 +200,39 @@ def run(mode, outdir, timing=None):
     timing = timing_of(mode, timing)
     ms, rates = plan["ms"], plan["rates"]
     policies = ["fifo"] + [p for p in plan["policies"] if p != "fifo"]
-    host_tool("schedsim-fast")
-    ensure_iso()
-    kernel = {}
-    with tempfile.TemporaryDirectory() as tmp:
+    # The FIFO boots first: the tolled policies' toll is their cost per
+    # switch.
+    kernel = boot_points([("fifo", r) for r in rates], ms, 0, timing)
+    cxs = switch_cost([kernel["fifo", r] for r in rates])
+    cxs_int = max(1, round(cxs))
+    toll = math.ceil(TOLL_SWITCHES * cxs)
+    # The other policies' boots and every simulation in one batch.
+    later = [(p, r) for p in policies[1:] for r in rates]
+    sims = [(p, r) for p in policies for r in rates]
+    items = ([boot_item(p, r, ms, toll, timing) for p, r in later]
+             + [sim.sim_item(sim.task_set(p, r, SEED, toll), ms, cxs_int,
+                             label=f"schedsim {p} {r}/s") for p, r in sims])
+    out = workitems.run_items(items)
+    for (policy, rate), r in zip(later, out):
+        if r is None:
+            raise SystemExit(f"bench_servers_qemu: the {policy} boot at "
+                             f"{rate} arrivals/s ({timing}) failed twice "
+                             "(above)")
+        kernel[policy, rate] = parse_boot(workitems.as_boot(r))
+    simulated = {}
+    for pt, r in zip(sims, out[len(later):]):
+        if r is None:
+            raise SystemExit(f"bench_servers_qemu: the simulation of {pt} "
+                             "failed twice (above)")
+        simulated[pt] = sim_point(*sim.sim_result(r))
+    rows = []
+    for policy in policies:
+        t = toll if "toll_us=" in sim.policy_words()[policy] else 0
         for rate in rates:
-            kernel["fifo", rate] = boot_one("fifo", rate, ms, 0, timing, tmp)
-        cxs = switch_cost([kernel["fifo", r] for r in rates])
-        cxs_int = max(1, round(cxs))
-        toll = math.ceil(TOLL_SWITCHES * cxs)
-        for policy in policies[1:]:
-            for rate in rates:
-                kernel[policy, rate] = boot_one(policy, rate, ms, toll,
-                                                timing, tmp)
-        rows = []
-        for policy in policies:
-            t = toll if "toll_us=" in sim.policy_words()[policy] else 0
-            for rate in rates:
-                rows.append(row("kernel", timing, policy, rate, ms,
-                                round(cxs, 2), t, kernel[policy, rate]))
-                rows.append(row("sim", "sim", policy, rate, ms, cxs_int, t,
-                                simulate_one(policy, rate, ms, cxs_int, toll,
-                                             tmp)))
+            rows.append(row("kernel", timing, policy, rate, ms,
+                            round(cxs, 2), t, kernel[policy, rate]))
+            rows.append(row("sim", "sim", policy, rate, ms, cxs_int, t,
+                            simulated[policy, rate]))
     write_csv(outdir / "servers_qemu.csv", HEADERS, rows)
     show = ["source", "policy", "rate_hz", "response_mean_us",
             "server_share", "interference", "queued", "window_verdict"]

@@ -18,7 +18,6 @@ and, outside smoke mode, plain TCG (the host's noise on top; the host's
 load is in the CSV)."""
 import os
 import pathlib
-import subprocess
 import sys
 import tempfile
 
@@ -27,7 +26,8 @@ from benchlib import print_table, write_csv
 ROOT = pathlib.Path(__file__).resolve().parent.parent.parent
 sys.path.insert(0, str(ROOT / "tests" / "boot"))
 
-from harness import ISO, make_iso, qemu  # noqa: E402
+from harness import make_iso, qemu  # noqa: E402
+from workitems import ItemFailed, call_item, run_items  # noqa: E402
 
 NEEDS_ISO = True
 ICOUNT = "shift=3,sleep=off"
@@ -45,17 +45,20 @@ HEADERS = ["record", "plugin", "cpus", "tasks", "slots", "timing", "self_us",
            "cycles_per_record", "host_load"]
 
 
-def boot_once(record, slots, timing, tmp):
-    path = pathlib.Path(tmp) / "tracecost.tasks"
-    path.write_text(TASKS)
-    iso = make_iso(pathlib.Path(tmp) / "tracecost.iso",
-                   cmdline=f"sched={PLUGIN} slots={slots} record={record}",
-                   tasks=path)
-    load = os.getloadavg()[0]
-    boot = qemu(iso, smp=CPUS, icount=ICOUNT if timing == "icount" else None,
-                timeout=600 + slots // 5)
+def boot_once(record, slots, timing):
+    """One boot's row (a work item)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        path = pathlib.Path(tmp) / "tracecost.tasks"
+        path.write_text(TASKS)
+        iso = make_iso(pathlib.Path(tmp) / "tracecost.iso",
+                       cmdline=f"sched={PLUGIN} slots={slots} "
+                               f"record={record}", tasks=path)
+        load = os.getloadavg()[0]
+        boot = qemu(iso, smp=CPUS,
+                    icount=ICOUNT if timing == "icount" else None,
+                    timeout=600 + slots // 5)
     if not boot.passed:
-        raise SystemExit(f"bench_tracecost: record={record} ({timing}) "
+        raise ItemFailed(f"bench_tracecost: record={record} ({timing}) "
                          f"failed:\n{boot.tail()}")
     tasks = boot.results("task")
     hg = boot.results("hourglass")
@@ -72,19 +75,25 @@ def boot_once(record, slots, timing, tmp):
 
 def run(mode, outdir):
     plan = PLANS[mode]
-    if not ISO.exists():
-        subprocess.run(["make", "-C", str(ROOT), "iso"], check=True)
+    points = [(timing, record) for timing in plan["timings"]
+              for record in ("on", "off")]
+    got = run_items(
+        call_item("tools/bench/bench_tracecost.py", "boot_once",
+                  dict(record=record, slots=plan["slots"], timing=timing),
+                  boots=True, timed=timing == "tcg",
+                  label=f"tracecost record={record} {timing}")
+        for timing, record in points)
+    if None in got:
+        raise SystemExit("bench_tracecost: a boot failed twice (above)")
     rows, diff = [], []
-    with tempfile.TemporaryDirectory() as tmp:
-        for timing in plan["timings"]:
-            on = boot_once("on", plan["slots"], timing, tmp)
-            off = boot_once("off", plan["slots"], timing, tmp)
-            rows += [on, off]
-            # What the off run's tasks and idle loops got more, per
-            # slot and CPU, in microseconds.
-            per = plan["slots"] * CPUS
-            diff.append([timing, (off[6] - on[6]) / per,
-                         (off[8] - on[8]) / per, on[12]])
+    for k, timing in enumerate(plan["timings"]):
+        on, off = got[2 * k], got[2 * k + 1]
+        rows += [on, off]
+        # What the off run's tasks and idle loops got more, per slot and
+        # CPU, in microseconds.
+        per = plan["slots"] * CPUS
+        diff.append([timing, (off[6] - on[6]) / per,
+                     (off[8] - on[8]) / per, on[12]])
     write_csv(outdir / "tracecost.csv", HEADERS, rows)
     print_table(HEADERS, rows, "a run with and without trace records")
     print_table(["timing", "tasks_gain_us_per_slot", "idle_gain_us_per_slot",

@@ -21,10 +21,9 @@ switches, and its task reloads, at every boundary, as in
 exp_bus_contention_kernel -- reporting each job's completion delay: the
 cycles of its quantum lost to waiting for the bus (bus_sim_delay.csv)."""
 import json
-import subprocess
-import tempfile
 
-from benchlib import host_tool, pyplot, write_csv
+import workitems
+from benchlib import pyplot, write_csv
 from common import Section, host_platform
 
 LINE = 32
@@ -91,41 +90,54 @@ def writer_set(m):
     return "".join(f"task H{k} e=1 p=2\n" for k in range(2 * m))
 
 
-def sim_delay(sched, ticks, m, wss_bytes, slots):
-    """schedsim --bus's bus_summary for the set under sched."""
-    with tempfile.TemporaryDirectory() as tmp:
-        f = f"{tmp}/set.tasks"
-        with open(f, "w") as out:
-            out.write(writer_set(m))
-        proc = subprocess.run(
-            [str(host_tool("schedsim-fast")), "--sched", sched, "--cpus",
-             str(m), "--slots", str(slots), "--ticks", ticks, "--summary-only",
-             "--bus", f"{wss_bytes},{LINE},{Q_BUS}", f],
-            capture_output=True, text=True, timeout=600)
-    if proc.returncode:
-        raise SystemExit(f"bus_contention: schedsim --sched {sched} "
-                         f"--bus: {proc.stderr.strip()}")
-    for line in proc.stdout.splitlines():
+def sim_item(sched, ticks, m, wss_bytes, slots):
+    """A work item: schedsim --bus over the set under sched."""
+    return workitems.program_item(
+        "schedsim-fast", ["--sched", sched, "--cpus", m, "--slots", slots,
+                          "--ticks", ticks, "--summary-only", "--bus",
+                          f"{wss_bytes},{LINE},{Q_BUS}", "{dir}/set.tasks"],
+        inputs={"set.tasks": writer_set(m)}, timeout=600,
+        label=f"schedsim --bus {sched} M={m} {wss_bytes // 1024} KB")
+
+
+def bus_summary(out):
+    """The bus_summary of a sim_item's result."""
+    for line in out["stdout"].splitlines():
         obj = json.loads(line)
         if "bus_summary" in obj:
             return obj["bus_summary"]
     raise SystemExit("bus_contention: schedsim printed no bus_summary")
 
 
+def sim_delay(sched, ticks, m, wss_bytes, slots):
+    """schedsim --bus's bus_summary for the set under sched."""
+    out = workitems.run_items([sim_item(sched, ticks, m, wss_bytes,
+                                        slots)])[0]
+    if out is None:
+        raise SystemExit(f"bus_contention: schedsim --sched {sched} --bus "
+                         "failed twice (above)")
+    return bus_summary(out)
+
+
 def sim_rows(plan):
     """bus_sim_delay.csv's rows: the simulator's completion delay per M,
-    WSS and scheduler, with the fluid model's cycles lost beside it."""
+    WSS and scheduler, with the fluid model's cycles lost beside it (a
+    point whose simulation failed twice is left out)."""
+    points = [(w, m, sched, ticks) for w in plan["wss"] for m in plan["m"]
+              for sched, ticks in SIM_SCHEDS]
+    got = workitems.run_items(sim_item(sched, ticks, m, w * 1024,
+                                       plan["slots"])
+                              for w, m, sched, ticks in points)
     rows = []
-    for w in plan["wss"]:
-        lines = w * 1024 // LINE
-        for m in plan["m"]:
-            for sched, ticks in SIM_SCHEDS:
-                b = sim_delay(sched, ticks, m, w * 1024, plan["slots"])
-                fluid, _ = simulate(m, lines, ticks == "staggered")
-                rows.append([sched, ticks, m, w * 1024, b["lines"],
-                             plan["slots"], b["jobs"], b["bursts"], b["cut"],
-                             b["delay_mean_cycles"], b["delay_max_cycles"],
-                             b["wait_per_burst_cycles"], round(fluid, 3)])
+    for (w, m, sched, ticks), out in zip(points, got):
+        if out is None:
+            continue
+        b = bus_summary(out)
+        fluid, _ = simulate(m, w * 1024 // LINE, ticks == "staggered")
+        rows.append([sched, ticks, m, w * 1024, b["lines"],
+                     plan["slots"], b["jobs"], b["bursts"], b["cut"],
+                     b["delay_mean_cycles"], b["delay_max_cycles"],
+                     b["wait_per_burst_cycles"], round(fluid, 3)])
     return rows
 
 

@@ -22,7 +22,8 @@ set sit beside the kernel's (its simulate, not a copy)."""
 from benchlib import write_csv  # noqa: E402 (common puts it on the path)
 from common import Section
 from exp_bus_contention import LINE as MODEL_LINE, Q_BUS, simulate
-from kernel_runs import boot, platform
+from kernel_runs import boot_item, platform
+from kernel_runs import boots as run_boots
 
 SCHEDS = ("pd2", "spd2")
 # The CLFLUSH line size QEMU reports (user/writer.c reads it from CPUID):
@@ -83,15 +84,17 @@ def row(b, sched, m, ws, slots):
 
 def run(mode, outdir):
     plan = PLANS[mode]
+    points = [(m, ws, sched) for m in plan["m"] for ws in plan["wss"]
+              for sched in SCHEDS]
+    done = run_boots([boot_item(writer_set(m, ws),
+                                f"sched={sched} slots={plan['slots']}", m,
+                                label=f"{sched} M={m} {ws // 1024} KB")
+                      for m, ws, sched in points])
     rows, boots = [], []
-    for m in plan["m"]:
-        for ws in plan["wss"]:
-            for sched in SCHEDS:
-                b = boot(writer_set(m, ws),
-                         f"sched={sched} slots={plan['slots']}", m,
-                         what="bus_contention_kernel")
-                boots.append(b)
-                rows.append(row(b, sched, m, ws, plan["slots"]))
+    for (m, ws, sched), b in zip(points, done):
+        if b is not None:
+            boots.append(b)
+            rows.append(row(b, sched, m, ws, plan["slots"]))
     write_csv(outdir / "bus_contention_kernel.csv", HEADERS, rows)
     return section(rows, boots, plan)
 

@@ -14,7 +14,7 @@ import random
 
 from common import Section, panel, save_figure
 from benchlib import pyplot, write_csv  # noqa: E402 (common puts it on the path)
-from kernel_runs import boot, platform, summary
+from kernel_runs import boot_item, boots, platform, summary
 from exp_edf_push import PUBLISHED
 
 STRUCTS = {0: "heap", 1: "fmask", 2: "original"}
@@ -48,27 +48,30 @@ def load_set(m, load, rng):
 
 def run(mode, outdir):
     plan = PLANS[mode]
-    rows, boots = [], []
+    points, items = [], []
     for load in plan["loads"]:
         for m in plan["cpus"]:
             text, util = load_set(m, load, random.Random(f"{load}-{m}"))
             for code, name in STRUCTS.items():
-                b = boot(text, f"sched=gedf slots={plan['slots']} "
-                         f"optime=on edf_cpudl={code}", m,
-                         what="edf_kernel")
-                boots.append(b)
-                s = summary(b)
-                if "op_push_find_n" not in s:
-                    raise SystemExit("edf_kernel: the kernel's summary has "
-                                     "no op_* keys (optime=on ignored?)")
-                counts = [(s[f"op_{op}_n"], s[f"op_{op}_cycles"])
-                          for op in OPS]
-                rows.append([load, round(util, 4), m, 3 * m, name,
-                             plan["slots"]]
-                            + [v for c in counts for v in c]
-                            + [round(c / n, 1) if n else "" for n, c in
-                               counts]
-                            + [s["pushes"], s["pulls"]])
+                points.append((load, m, util, name))
+                items.append(boot_item(
+                    text, f"sched=gedf slots={plan['slots']} optime=on "
+                    f"edf_cpudl={code}", m,
+                    label=f"gedf {name} load {load} M={m}"))
+    rows, ran = [], []
+    for (load, m, util, name), b in zip(points, boots(items)):
+        if b is None:
+            continue
+        ran.append(b)
+        s = summary(b)
+        if "op_push_find_n" not in s:
+            raise SystemExit("edf_kernel: the kernel's summary has "
+                             "no op_* keys (optime=on ignored?)")
+        counts = [(s[f"op_{op}_n"], s[f"op_{op}_cycles"]) for op in OPS]
+        rows.append([load, round(util, 4), m, 3 * m, name, plan["slots"]]
+                    + [v for c in counts for v in c]
+                    + [round(c / n, 1) if n else "" for n, c in counts]
+                    + [s["pushes"], s["pulls"]])
     write_csv(outdir / "edf_kernel.csv", HEADERS, rows)
     plot(rows, outdir)
 
@@ -131,7 +134,7 @@ def run(mode, outdir):
                  "decision, enqueue, dequeue and pull over the whole run "
                  f"({plan['slots']} quanta), three tasks per CPU at loads "
                  f"{', '.join(map(str, plan['loads']))}",
-        platform=platform(boots),
+        platform=platform(ran),
         table=(["load", "M", "structure", "push", "enqueue", "dequeue",
                 "pull", "pushes timed", "pulls timed"], table),
         published=PUBLISHED,

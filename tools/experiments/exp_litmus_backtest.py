@@ -23,7 +23,7 @@ import statistics
 
 from common import Section, save_figure
 from benchlib import pyplot, write_csv  # noqa: E402 (common puts it on the path)
-from kernel_runs import boot, platform, task_results
+from kernel_runs import boot_item, boots, platform, task_results
 
 SETS = {
     "A": [(28, 10, 500), (12, 35, 350), (12, 12, 240), (32, 9, 300)],
@@ -53,29 +53,31 @@ def set_text(name, ws):
 
 def run(mode, outdir):
     plan = PLANS[mode]
-    rows, boots = [], []
-    for name in SETS:
+    points = [(name, ws, plugin) for name in SETS for ws in plan["sizes"]
+              for plugin in plan["plugins"]]
+    done = boots([boot_item(set_text(name, ws),
+                            f"sched={plugin} slots={plan['slots']}", CPUS,
+                            label=f"set {name} {ws // 1024} KB {plugin}")
+                  for name, ws, plugin in points])
+    rows, ran = [], []
+    for (name, ws, plugin), b in zip(points, done):
+        if b is None:
+            continue
+        ran.append(b)
         util = sum(n * e / p for n, e, p in SETS[name])
-        for ws in plan["sizes"]:
-            text = set_text(name, ws)
-            for plugin in plan["plugins"]:
-                b = boot(text, f"sched={plugin} slots={plan['slots']}", CPUS,
-                         what="litmus_backtest")
-                boots.append(b)
-                tasks = task_results(b).values()
-                means = [int(t["resp_avg_ns"]) / 1e6 for t in tasks
-                         if int(t["resp_n"])]
-                if not means:
-                    raise SystemExit(f"litmus_backtest: no backtest job of "
-                                     f"set {name} under {plugin} finished")
-                rows.append([name, len(tasks), round(util, 3), plugin, ws,
-                             plan["slots"],
-                             sum(int(t["resp_n"]) for t in tasks),
-                             round(statistics.mean(means), 4),
-                             round(statistics.pstdev(means), 4),
-                             round(max(int(t["resp_max_ns"])
-                                       for t in tasks) / 1e6, 4),
-                             sum(int(t["misses"]) for t in tasks)])
+        tasks = task_results(b).values()
+        means = [int(t["resp_avg_ns"]) / 1e6 for t in tasks
+                 if int(t["resp_n"])]
+        if not means:
+            raise SystemExit(f"litmus_backtest: no backtest job of "
+                             f"set {name} under {plugin} finished")
+        rows.append([name, len(tasks), round(util, 3), plugin, ws,
+                     plan["slots"], sum(int(t["resp_n"]) for t in tasks),
+                     round(statistics.mean(means), 4),
+                     round(statistics.pstdev(means), 4),
+                     round(max(int(t["resp_max_ns"])
+                               for t in tasks) / 1e6, 4),
+                     sum(int(t["misses"]) for t in tasks)])
     write_csv(outdir / "backtest.csv", HEADERS, rows)
     plot(rows, outdir)
 
@@ -121,7 +123,7 @@ def run(mode, outdir):
                  "tasks; scaling in the module's docstring "
                  f"({plan['slots']} quanta per run, array sizes "
                  f"{', '.join(str(s // 1024) + ' KB' for s in plan['sizes'])})",
-        platform=platform(boots),
+        platform=platform(ran),
         table=(["set", "N", "plugin", "AS KB", "jobs", "ATC ms", "std ms",
                 "max resp ms", "misses"], table),
         published="Fig. 12 (ATC in ms, array sizes 16, 64, 128 KB): P-EDF "

@@ -18,7 +18,9 @@ import random
 
 from common import Section, save_figure
 from benchlib import pyplot, write_csv  # noqa: E402 (common puts it on the path)
-from kernel_runs import boot, platform, schedsim, summary, task_results
+from kernel_runs import (boot_item, boots, platform, schedsim_item,
+                         schedsim_result, summary, task_results)
+import workitems
 
 PLUGINS = ("gedf", "ngedf")
 DISTS = {
@@ -102,30 +104,40 @@ def tardiness(per_task):
 def run(mode, outdir):
     plan = PLANS[mode]
     m, slots = plan["cpus"], plan["slots"]
-    rows, boots = [], []
+    points = []
     for dist in plan["dists"]:
         for frac in plan["fractions"]:
             rng = random.Random(f"{dist}-{frac}-{m}")
             for k in range(plan["sets"]):
                 text, util = soft_set(m, frac, dist, rng)
-                n = text.count("\n")
-                for plugin in PLUGINS:
-                    b = boot(text, f"sched={plugin} slots={slots}", m,
-                             what="litmus_tardiness")
-                    boots.append(b)
-                    # The executed schedule's tardiness (from the trace's
-                    # records), in quanta.
-                    kern = {name: int(r["max_tardiness_us"]) / QUANTUM_US
-                            for name, r in task_results(b).items()}
-                    sched, sim = schedsim(text, plugin, m, slots)
-                    sim_td = schedule_tardiness(parse(text), sched)
-                    diff = max(abs(kern[x] - sim_td[x]) for x in sim_td)
-                    km, kx = tardiness(kern)
-                    sm, sx = tardiness(sim_td)
-                    rows.append([dist, frac * m, round(util, 4), k, n,
-                                 plugin, round(km, 3), round(kx, 3),
-                                 round(sm, 3), sx, round(diff, 3),
-                                 summary(b)["misses"], sim["misses"]])
+                points += [(dist, frac, k, text, util, plugin)
+                           for plugin in PLUGINS]
+    # Every boot and every simulation of the same sets, in one batch.
+    items = [boot_item(text, f"sched={plugin} slots={slots}", m,
+                       label=f"{plugin} {dist} U={frac * m:g} set {k}")
+             for dist, frac, k, text, util, plugin in points]
+    out = workitems.run_items(items + [schedsim_item(p[3], p[5], m, slots)
+                                       for p in points])
+    done, sims = boots(items, out[:len(items)]), out[len(items):]
+    rows, ran = [], []
+    for (dist, frac, k, text, util, plugin), b, sim_out in zip(points, done,
+                                                              sims):
+        if b is None or sim_out is None:
+            continue
+        ran.append(b)
+        n = text.count("\n")
+        # The executed schedule's tardiness (from the trace's records), in
+        # quanta.
+        kern = {name: int(r["max_tardiness_us"]) / QUANTUM_US
+                for name, r in task_results(b).items()}
+        sched, sim = schedsim_result(sim_out)
+        sim_td = schedule_tardiness(parse(text), sched)
+        diff = max(abs(kern[x] - sim_td[x]) for x in sim_td)
+        km, kx = tardiness(kern)
+        sm, sx = tardiness(sim_td)
+        rows.append([dist, frac * m, round(util, 4), k, n, plugin,
+                     round(km, 3), round(kx, 3), round(sm, 3), sx,
+                     round(diff, 3), summary(b)["misses"], sim["misses"]])
     write_csv(outdir / "tardiness.csv", HEADERS, rows)
     plot(rows, plan, outdir)
 
@@ -179,7 +191,7 @@ def run(mode, outdir):
                  "same computed from build/host/schedsim's schedule of the "
                  "same set and plugin (jobs ending at the run's last "
                  "boundary included, as the trace includes them)",
-        platform=platform(boots),
+        platform=platform(ran),
         table=(["dist", "target U", "U", "N", "plugin", "kernel mean TD",
                 "kernel max TD", "sim mean TD", "sim max TD",
                 "max |diff|"], table),

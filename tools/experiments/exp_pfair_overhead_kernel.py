@@ -28,7 +28,8 @@ import random
 
 from common import Section, panel, read_csv, save_figure
 from benchlib import pyplot, write_csv  # noqa: E402 (common puts it on the path)
-from kernel_runs import boot, platform, tsc_mhz
+from kernel_runs import boot_item, platform, tsc_mhz
+from kernel_runs import boots as run_boots
 import common
 
 pfair = common.bench_module("pfair_overhead")
@@ -93,25 +94,28 @@ def sched_span(b, plugin, n, m, slots):
     return cyc, count, lines
 
 
-def measure(n, m, cache, timing, slots):
-    """Both plugins' boots over one set: the CSV row and the boots."""
+def items(n, m, cache, timing, slots):
+    """The work items of both plugins' boots over one set."""
     text = set_text(n, m)
     words = "coldcache=on" if cache == "cold" else ""
-    got, boots = {}, []
-    for plugin in ("pd2", "spd2"):
-        b = boot(text, f"sched={plugin} slots={slots} {words}".strip(), m,
-                 icount=timing == "icount", memory=MEMORY,
-                 what="pfair_overhead_kernel")
-        boots.append(b)
-        got[plugin] = sched_span(b, plugin, n, m, slots)
+    return [boot_item(text, f"sched={plugin} slots={slots} {words}".strip(),
+                      m, icount=timing == "icount", memory=MEMORY,
+                      label=f"{plugin} N={n} M={m} {cache} {timing}")
+            for plugin in ("pd2", "spd2")]
+
+
+def measure(n, m, cache, timing, slots, boots):
+    """The CSV row of both plugins' boots (pd2's, spd2's) over one set."""
+    got = {plugin: sched_span(b, plugin, n, m, slots)
+           for plugin, b in zip(("pd2", "spd2"), boots)}
     (pd2, pd2_n, pd2_lines), (spd2, spd2_n, spd2_lines) = \
         got["pd2"], got["spd2"]
-    row = [n, m, cache, timing, pd2[0], spd2[0],
-           round(pd2[0] / max(1, spd2[0]), 3), pd2_n, spd2_n, pd2[1], spd2[1],
-           pd2_lines, spd2_lines, len(boots), round(tsc_mhz(boots[0]), 1),
-           *(int(b.result("sched")["boundary_missed"]) for b in boots),
-           slots * m]
-    return row, boots
+    return [n, m, cache, timing, pd2[0], spd2[0],
+            round(pd2[0] / max(1, spd2[0]), 3), pd2_n, spd2_n, pd2[1],
+            spd2[1], pd2_lines, spd2_lines, len(boots),
+            round(tsc_mhz(boots[0]), 1),
+            *(int(b.result("sched")["boundary_missed"]) for b in boots),
+            slots * m]
 
 
 def host_ratios(outdir):
@@ -129,13 +133,17 @@ def host_ratios(outdir):
 
 def run(mode, outdir):
     plan = PLANS[mode]
+    points = [(n, m, cache, timing) for timing in plan["timings"]
+              for n, m, cache in (plan["points"] if timing == "icount"
+                                  else plan["tcg_points"])]
+    done = run_boots([it for n, m, cache, timing in points
+                      for it in items(n, m, cache, timing, plan["slots"])])
     rows, boots = [], []
-    for timing in plan["timings"]:
-        points = plan["points"] if timing == "icount" else plan["tcg_points"]
-        for n, m, cache in points:
-            row, b = measure(n, m, cache, timing, plan["slots"])
-            rows.append(row)
-            boots += b
+    for k, (n, m, cache, timing) in enumerate(points):
+        pair = done[2 * k:2 * k + 2]
+        if None not in pair:
+            rows.append(measure(n, m, cache, timing, plan["slots"], pair))
+            boots += pair
     write_csv(outdir / "pfair_overhead_kernel.csv", HEADERS, rows)
     host = host_ratios(outdir)
     plot(rows, host, outdir)

@@ -293,17 +293,26 @@ def boot_missing(ov, mode, outdir, plugins, need_reload):
     """(c): the litmus_overheads experiment's boots, for the plugins and
     the reload missing, on its plan for the mode."""
     import registry
-    from kernel_runs import boot, overhead_boot
+    from kernel_runs import boot_item, boots, overhead_item, overhead_rows
     lo = registry.load("litmus_overheads")
     plan = lo.PLANS[mode]
     m = plan["cpus"]
+    points = [(plugin, n) for plugin in plugins for n in plan["n"]]
+    timing = "icount" if plan["reload_icount"] else "tcg"
+    wss = plan["wss"] if need_reload else []
+    # One batch: the same items as litmus_overheads' (the cache has them
+    # when it ran with the same kernel).
+    done = boots([overhead_item(p, n, m, plan["slots"]) for p, n in points]
+                 + [boot_item(lo.writer_set(m, ws),
+                              f"sched=gedf slots={plan['reload_slots']}", m,
+                              icount=timing == "icount",
+                              label=f"writers {ws // 1024} KB M={m} {timing}")
+                    for ws in wss])
     rows = []
-    for plugin in plugins:
-        for n in plan["n"]:
-            b, got = overhead_boot(plugin, n, m, plan["slots"], EVENTS,
-                                   "kernel_overheads")
+    for (plugin, n), b in zip(points, done):
+        if b is not None:
             ov.boots.append(b)
-            rows += got
+            rows += overhead_rows(b, plugin, n, m, plan["slots"], EVENTS)
     if plugins:
         path = outdir / OWN_CSV
         write_csv(path, lo.overheads.HEADERS, rows)
@@ -314,14 +323,11 @@ def boot_missing(ov, mode, outdir, plugins, need_reload):
             f"here ({len(plugins) * len(plan['n'])} boots; {OWN_CSV}; "
             + rows_used(used, set(plugins), got) + ")")
     if need_reload:
-        timing = "icount" if plan["reload_icount"] else "tcg"
         rrows = []
-        for ws in plan["wss"]:
-            b = boot(lo.writer_set(m, ws),
-                     f"sched=gedf slots={plan['reload_slots']}", m,
-                     icount=timing == "icount", what="kernel_overheads")
-            ov.boots.append(b)
-            rrows.append(lo.reload_row(b, timing, m, ws))
+        for ws, b in zip(wss, done[len(points):]):
+            if b is not None:
+                ov.boots.append(b)
+                rrows.append(lo.reload_row(b, timing, m, ws))
         path = outdir / OWN_RELOAD
         write_csv(path, lo.RELOAD_HEADERS, rrows)
         ov.set_reload(*reload_of_rows(common.read_csv(path), path))

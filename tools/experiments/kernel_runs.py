@@ -3,18 +3,14 @@ under a plugin in QEMU (-icount or plain TCG), the platform as the boot
 reported it, the scheduler's summary line, and the simulator's answer for
 the same set."""
 import json
-import pathlib
 import re
-import subprocess
 import sys
-import tempfile
 
 from common import ROOT
 
 sys.path.insert(0, str(ROOT / "tests" / "boot"))
 
-from benchlib import ensure_iso, host_tool  # noqa: E402
-from harness import make_iso, qemu  # noqa: E402
+import workitems  # noqa: E402 (tools/bench, on the path through common)
 
 # Virtual time: every instruction takes 2^3 ns and the TSC counts them
 # (tests/boot/harness.py, icount_tsc_mhz): deterministic, free of the host's
@@ -22,28 +18,47 @@ from harness import make_iso, qemu  # noqa: E402
 ICOUNT = "shift=3,sleep=off"
 
 
+def boot_item(tasks_text, words, cpus, icount=True, memory="512M",
+              timeout=900, label=None):
+    """A work item (tools/bench/workitems.py): one boot of the kernel over
+    tasks_text with the command-line words on `cpus` CPUs."""
+    return workitems.boot_item(
+        tasks=tasks_text, cmdline=words, smp=cpus,
+        icount=ICOUNT if icount else None, memory=memory, timeout=timeout,
+        label=label or f"{words} on {cpus} CPUs"
+                       + ("" if icount else " (plain TCG)"))
+
+
+def boots(items, results=None):
+    """The boots of boot items, run where the session puts them (in
+    parallel, from the cache) unless their results are given (a batch
+    that mixed them with other items); None for one that failed twice
+    (the session reports it and the section lists it as missing)."""
+    if results is None:
+        results = workitems.run_items(items)
+    out = []
+    for item, r in zip(items, results):
+        b = None if r is None else workitems.as_boot(r)
+        if b is not None:
+            b.icount = item.args["icount"] is not None
+        out.append(b)
+    return out
+
+
 def boot(tasks_text, words, cpus, icount=True, memory="512M", timeout=900,
          what="experiment"):
-    """Boots the kernel over tasks_text with the command-line words on
-    `cpus` CPUs; a failed boot ends the experiment naming what failed."""
-    ensure_iso()
-    with tempfile.TemporaryDirectory() as tmp:
-        tasks = pathlib.Path(tmp) / "set.tasks"
-        tasks.write_text(tasks_text)
-        iso = make_iso(pathlib.Path(tmp) / "run.iso", cmdline=words,
-                       tasks=tasks)
-        b = qemu(iso, smp=cpus, icount=ICOUNT if icount else None,
-                 memory=memory, timeout=timeout)
-    if not b.passed:
-        why = "timed out" if b.timed_out else "did not pass"
+    """One boot on its own; a failed boot ends the experiment naming what
+    failed."""
+    item = boot_item(tasks_text, words, cpus, icount, memory, timeout)
+    b = boots([item])[0]
+    if b is None:
         raise SystemExit(f"{what}: the boot with '{words}' on {cpus} CPUs "
-                         f"{why}:\n{b.tail()}")
-    b.icount = icount
+                         "failed twice (above)")
     return b
 
 
 def summary(b):
-    """The scheduler's summary object (docs/formats.md), the last one
+    """The scheduler's summary object (docs/formats.md, "Schedules as JSON lines"), the last one
     the boot printed."""
     lines = [l for l in b.serial.splitlines() if l.startswith('{"summary"')]
     if not lines:
@@ -89,21 +104,30 @@ def platform(boots):
               "boots' RESULT smp and tsc lines")
 
 
-def schedsim(tasks_text, sched, cpus, slots):
-    """The simulator's schedule for the same set (docs/formats.md,
-    docs/schedulers.md): (the slots' CPU lists, the summary)."""
-    with tempfile.TemporaryDirectory() as tmp:
-        f = pathlib.Path(tmp) / "set.tasks"
-        f.write_text(tasks_text)
-        proc = subprocess.run(
-            [str(host_tool("schedsim")), "--sched", sched, "--cpus",
-             str(cpus), "--slots", str(slots), str(f)],
-            capture_output=True, text=True, timeout=600)
-    if proc.returncode:
-        raise SystemExit(f"schedsim --sched {sched}: {proc.stderr.strip()}")
-    objs = [json.loads(l) for l in proc.stdout.splitlines() if l.strip()]
+def schedsim_item(tasks_text, sched, cpus, slots):
+    """A work item: the simulator's schedule for the same set
+    (docs/formats.md)."""
+    return workitems.program_item(
+        "schedsim", ["--sched", sched, "--cpus", cpus, "--slots", slots,
+                     "{dir}/set.tasks"], inputs={"set.tasks": tasks_text},
+        timeout=600, label=f"schedsim {sched} on {cpus} CPUs, {slots} slots")
+
+
+def schedsim_result(out):
+    """(the slots' CPU lists, the summary) of a schedsim item's result."""
+    objs = [json.loads(l) for l in out["stdout"].splitlines() if l.strip()]
     return ([o["cpus"] for o in objs if "t" in o],
             [o for o in objs if "summary" in o][-1]["summary"])
+
+
+def schedsim(tasks_text, sched, cpus, slots):
+    """The simulator's schedule for the same set: (the slots' CPU lists,
+    the summary)."""
+    out = workitems.run_items([schedsim_item(tasks_text, sched, cpus,
+                                             slots)])[0]
+    if out is None:
+        raise SystemExit(f"schedsim --sched {sched} failed (above)")
+    return schedsim_result(out)
 
 
 def task_results(b):
@@ -111,15 +135,21 @@ def task_results(b):
     return {r["name"]: r for r in b.results("task")}
 
 
-def overhead_boot(plugin, n, m, slots, events, what):
-    """One boot of tools/bench/bench_overheads.py's set of N tasks on M CPUs
-    under plugin, -icount: (the boot, its overhead rows of the events, in
-    bench_overheads.HEADERS)."""
+def overhead_item(plugin, n, m, slots):
+    """A work item: a boot of tools/bench/bench_overheads.py's set of N
+    tasks on M CPUs under plugin, -icount."""
     import common
     ov = common.bench_module("overheads")
-    text, util = ov.task_set(n, m, seed=1000 * m + n)
-    b = boot(text, f"sched={plugin} slots={slots}", m, memory=ov.MEMORY,
-             what=what)
+    text, _ = ov.task_set(n, m, seed=1000 * m + n)
+    return boot_item(text, f"sched={plugin} slots={slots}", m,
+                     memory=ov.MEMORY, label=f"{plugin} N={n} M={m}")
+
+
+def overhead_rows(b, plugin, n, m, slots, events):
+    """An overhead boot's rows of the events, in bench_overheads.HEADERS."""
+    import common
+    ov = common.bench_module("overheads")
+    _, util = ov.task_set(n, m, seed=1000 * m + n)
     mode = "events" if plugin in ov.EDF_PLUGINS else "quantum"
-    return b, ov.rows_of(b, plugin, n, m, util, slots, "icount", mode,
-                         events=events)
+    return ov.rows_of(b, plugin, n, m, util, slots, "icount", mode,
+                      events=events)

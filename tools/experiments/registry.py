@@ -32,6 +32,13 @@ KERNEL_EXPERIMENTS = (
     "bus_contention_kernel",
 )
 EXPERIMENTS = HOST_EXPERIMENTS + KERNEL_EXPERIMENTS
+# Experiments run side by side (tools/experiments/run.py); these read
+# another's output from the same root, so they start when it has ended.
+AFTER = {
+    "pfair_overhead_kernel": ("pfair_overhead",),
+    "litmus_schedulability": ("litmus_overheads",),
+    "litmus_rnp": ("litmus_overheads",),
+}
 
 
 def load(name):

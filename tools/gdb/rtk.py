@@ -1,5 +1,5 @@
 """The project's GDB commands: `rtk cpus`, `rtk pfair`, `rtk gdq`, `rtk edf`,
-`rtk clock` (tools/gdb/rtkgdb). Load with
+`rtk gfp`, `rtk clock` (tools/gdb/rtkgdb). Load with
 
     gdb -x tools/gdb/rtk.py build/kernel/kernel.elf
 

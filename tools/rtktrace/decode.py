@@ -265,7 +265,15 @@ def check_console(text, run, runs):
     lines. An empty list when they agree."""
     seg = console_segment(text, run, runs)
     out = []
-    printed = [json.loads(l) for _, l in seg if SLOT.match(l)]
+    printed = []
+    for n, l in seg:
+        if not SLOT.match(l):
+            continue
+        try:
+            printed.append(json.loads(l))
+        except ValueError:      # a line the serial port damaged
+            out.append(f"console line {n}: a damaged schedule line")
+            printed.append(None)
     mine = run.schedule_rows()
     if not printed:
         out.append("the console has no schedule lines for this run")

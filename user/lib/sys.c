@@ -66,6 +66,21 @@ int64_t sys_write(const void *buf, uint64_t len)
 	return syscall2(RT_SYS_WRITE, (uint64_t)buf, len);
 }
 
+int64_t sys_wait_release(void)
+{
+	return syscall0(RT_SYS_WAIT_RELEASE);
+}
+
+int64_t sys_end_job(uint64_t job)
+{
+	return syscall1(RT_SYS_END_JOB, job);
+}
+
+int64_t sys_task_info(struct rt_task_info *out)
+{
+	return syscall1(RT_SYS_TASK_INFO, (uint64_t)out);
+}
+
 int64_t sys_trace(uint64_t job, uint64_t value)
 {
 	return syscall2(RT_SYS_TRACE, job, value);

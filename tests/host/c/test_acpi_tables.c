@@ -1,37 +1,19 @@
 /*
  * Host test of arch/x86/acpi_tables.c: a firmware's tables are built in
- * memory below 4 GiB (where the kernel's identity map would put them),
+ * an arena that phys_map shows at physical 0x30000000 (phys_window.h),
  * read, and then damaged one way at a time -- checksums, lengths,
  * signatures, entries running past a table's end, tables out of reach.
  * Each damaged table must be reported by name and not used at all, and
  * the undamaged ones still read.
  */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE
-#endif
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include "../../../arch/x86/acpi_tables.c"
 
+#include "phys_window.h"
 #include "unit.h"
-
-/* The log sink (arch/x86/log.h): every message of a read. */
-static char msgs[16384];
-static size_t msgs_len;
-
-void arch_log(const char *format, ...)
-{
-	va_list ap;
-	va_start(ap, format);
-	int n = vsnprintf(msgs + msgs_len, sizeof msgs - msgs_len, format, ap);
-	va_end(ap);
-	if (n > 0 && msgs_len + (size_t)n < sizeof msgs)
-		msgs_len += (size_t)n;
-}
 
 #define ARENA 0x30000000ull
 #define ARENA_SIZE 0x10000
@@ -47,9 +29,11 @@ void arch_log(const char *format, ...)
 #define LAPIC_OVERRIDE 0xfed10000ull
 #define HPET_BASE 0xfed00000ull
 
+static uint8_t arena[ARENA_SIZE];
+
 static uint8_t *at(uint64_t phys)
 {
-	return (uint8_t *)(uintptr_t)phys;
+	return arena + (phys - ARENA);
 }
 
 static void put32(uint64_t phys, uint32_t v)
@@ -205,14 +189,13 @@ static int read_tables(void)
 {
 	memset(&acpi, 0, sizeof acpi);
 	acpi.source = "none";
-	msgs_len = 0;
-	msgs[0] = 0;
-	return acpi_read_tables(at(RSDP_AT));
+	log_clear();
+	return acpi_read_tables(RSDP_AT);
 }
 
 static int said(const char *text)
 {
-	return strstr(msgs, text) != 0;
+	return strstr(log_text, text) != 0;
 }
 
 static void expect_madt_read(const char *when)
@@ -261,23 +244,22 @@ static void test_well_formed(void)
 	expect_fadt_read("well formed");
 	EXPECT(acpi.hpet_addr == HPET_BASE, "HPET at %#llx",
 	       (unsigned long long)acpi.hpet_addr);
-	EXPECT(msgs_len == 0, "messages for good tables: %s", msgs);
+	EXPECT(log_len == 0, "messages for good tables: %s", log_text);
 }
 
 static void test_rsdp_checksum(void)
 {
 	build();
 	at(RSDP_AT)[8] ^= 1;
-	msgs_len = 0;
+	log_clear();
 	EXPECT(!acpi_rsdp_valid(at(RSDP_AT), 0), "bad RSDP accepted");
-	EXPECT(said("RSDP at") && said("fails its checksum"), "said: %s", msgs);
-	msgs_len = 0;
-	msgs[0] = 0;
-	EXPECT(!acpi_rsdp_valid(at(RSDP_AT), 1) && msgs_len == 0,
-	       "the quiet check spoke: %s", msgs);
+	EXPECT(said("RSDP at") && said("fails its checksum"), "said: %s", log_text);
+	log_clear();
+	EXPECT(!acpi_rsdp_valid(at(RSDP_AT), 1) && log_len == 0,
+	       "the quiet check spoke: %s", log_text);
 	memcpy(at(RSDP_AT), "RSD PTX ", 8);
-	EXPECT(!acpi_rsdp_valid(at(RSDP_AT), 0) && msgs_len == 0,
-	       "an unsigned RSDP: %s", msgs);
+	EXPECT(!acpi_rsdp_valid(at(RSDP_AT), 0) && log_len == 0,
+	       "an unsigned RSDP: %s", log_text);
 }
 
 /* The XSDT lost one way or another: the RSDT lists the same tables. */
@@ -300,7 +282,7 @@ static void test_xsdt_falls_back_to_rsdt(void)
 		else
 			put32(XSDT_AT + 4, 2u << 20);
 		CHECK(read_tables() == 1, "case %u: nothing read", k);
-		EXPECT(said(why[k]), "case %u said: %s", k, msgs);
+		EXPECT(said(why[k]), "case %u said: %s", k, log_text);
 		expect_madt_read("from the RSDT");
 		expect_fadt_read("from the RSDT");
 	}
@@ -309,7 +291,7 @@ static void test_xsdt_falls_back_to_rsdt(void)
 	at(RSDT_AT)[40] ^= 1;
 	EXPECT(read_tables() == 0, "read with both roots corrupt");
 	EXPECT(said("RSDT table at 0x30000200 fails its checksum"), "said: %s",
-	       msgs);
+	       log_text);
 	EXPECT(acpi.ncpus == 0 && !acpi.pm_timer_port, "used a corrupt root");
 }
 
@@ -343,8 +325,8 @@ static void test_madt_damage(void)
 			seal(MADT_AT);
 		}
 		CHECK(read_tables() == 1, "%s: nothing read", cases[k].what);
-		EXPECT(said(cases[k].said), "%s said: %s", cases[k].what, msgs);
-		EXPECT(said("not trusted"), "%s said: %s", cases[k].what, msgs);
+		EXPECT(said(cases[k].said), "%s said: %s", cases[k].what, log_text);
+		EXPECT(said("not trusted"), "%s said: %s", cases[k].what, log_text);
 		/* Not one entry of a damaged MADT is used ... */
 		EXPECT(acpi.ncpus == 0 && acpi.nioapics == 0 &&
 		       acpi.ncpus_disabled == 0 && acpi.lapic_addr == 0,
@@ -364,7 +346,7 @@ static void test_fadt_dsdt_hpet_damage(void)
 	seal(FADT_AT);
 	CHECK(read_tables() == 1, "short FADT: nothing read");
 	EXPECT(said("FACP table is 100 bytes, shorter than the 116"),
-	       "said: %s", msgs);
+	       "said: %s", log_text);
 	EXPECT(!acpi.pm_timer_port && !acpi.pm1a_cnt && !acpi.have_s5,
 	       "a short FADT was used");
 	expect_madt_read("short FADT");
@@ -373,7 +355,7 @@ static void test_fadt_dsdt_hpet_damage(void)
 	at(DSDT_AT)[60] ^= 1;
 	CHECK(read_tables() == 1, "bad DSDT: nothing read");
 	EXPECT(said("DSDT table at 0x30000700 fails its checksum"), "said: %s",
-	       msgs);
+	       log_text);
 	EXPECT(!acpi.have_s5 && acpi.pm_timer_port == 0x608,
 	       "bad DSDT: S5 %d, PM timer %#x", acpi.have_s5,
 	       acpi.pm_timer_port);
@@ -383,7 +365,7 @@ static void test_fadt_dsdt_hpet_damage(void)
 	seal(FADT_AT);
 	CHECK(read_tables() == 1, "misdirected DSDT: nothing read");
 	EXPECT(said("the DSDT table at 0x30000800 is signed 'HPET'"),
-	       "said: %s", msgs);
+	       "said: %s", log_text);
 	EXPECT(!acpi.have_s5, "S5 from a table that is not the DSDT");
 
 	build();
@@ -391,7 +373,7 @@ static void test_fadt_dsdt_hpet_damage(void)
 	seal(HPET_AT);
 	CHECK(read_tables() == 1, "short HPET: nothing read");
 	EXPECT(said("HPET table is 50 bytes, shorter than the 56"), "said: %s",
-	       msgs);
+	       log_text);
 	EXPECT(acpi.hpet_addr == 0, "a short HPET table was used");
 }
 
@@ -402,7 +384,7 @@ static void test_table_out_of_reach(void)
 	seal(XSDT_AT);
 	CHECK(read_tables() == 1, "nothing read");
 	EXPECT(said("the listed table at 0x100000000 is outside the mapped "
-		    "4 GiB; ignored"), "said: %s", msgs);
+		    "4 GiB; ignored"), "said: %s", log_text);
 	EXPECT(acpi.ncpus == 0, "CPUs from beyond 4 GiB");
 	expect_fadt_read("a table out of reach");
 }
@@ -445,21 +427,158 @@ static void test_more_cpus_than_supported(void)
 		"acpi: CPU with APIC ID 65536 left out",
 	};
 	for (unsigned i = 0; i < sizeof named / sizeof *named; i++)
-		EXPECT(said(named[i]), "not said '%s': %s", named[i], msgs);
+		EXPECT(said(named[i]), "not said '%s': %s", named[i], log_text);
 	EXPECT(!said("APIC ID 5 ") && !said("APIC IDs 5-"), "a kept CPU was "
-	       "named: %s", msgs);
+	       "named: %s", log_text);
+}
+
+/* The XSDT lists these tables, in this order. */
+static void xsdt_lists(const uint64_t *tables, unsigned n)
+{
+	header(XSDT_AT, "XSDT", 36 + 8 * n);
+	for (unsigned i = 0; i < n; i++)
+		put64(XSDT_AT + 36 + 8 * i, tables[i]);
+	seal(XSDT_AT);
+}
+
+/* A second MADT: one enabled CPU (APIC ID 7), another I/O APIC, IRQ 0
+ * overridden to GSI 5. */
+static void second_madt(void)
+{
+	header(BIG_MADT_AT, "APIC", 44 + 8 + 12 + 10);
+	put32(BIG_MADT_AT + 36, 0xfee00000);
+	unsigned off = lapic_in(BIG_MADT_AT, 44, 7, 7, 1);
+	uint8_t *m = at(BIG_MADT_AT);
+	m[off] = 1, m[off + 1] = 12, m[off + 2] = 3;
+	put32(BIG_MADT_AT + off + 8, 0);
+	off += 12;
+	static const uint8_t iso[10] = { 2, 10, 0, 0, 5, 0, 0, 0, 0, 0 };
+	memcpy(m + off, iso, 10);
+	seal(BIG_MADT_AT);
+}
+
+/*
+ * Issue 24, item 1: a root that lists a kind of table twice. The first
+ * MADT, FADT and HPET table are used; every later one is named and not
+ * read. A first one that fails its checksum is not a table: the next one
+ * is then the first.
+ */
+static void test_second_tables_ignored(void)
+{
+	build();
+	second_madt();
+	const uint64_t both[] = { MADT_AT, FADT_AT, BIG_MADT_AT, HPET_AT,
+				  FADT_AT, HPET_AT };
+	xsdt_lists(both, 6);
+	CHECK(read_tables() == 1, "nothing read");
+	expect_madt_read("two MADTs");
+	expect_fadt_read("two FADTs");
+	EXPECT(acpi.madt_at == MADT_AT && acpi.fadt_at == FADT_AT &&
+	       acpi.hpet_at == HPET_AT && acpi.tables_ignored == 3,
+	       "used %#llx %#llx %#llx, %u ignored",
+	       (unsigned long long)acpi.madt_at,
+	       (unsigned long long)acpi.fadt_at,
+	       (unsigned long long)acpi.hpet_at, acpi.tables_ignored);
+	static const char *const named[] = {
+		"acpi: a second MADT (APIC table at 0x30001000) ignored: the "
+		"first, at 0x30000300, is used\n",
+		"acpi: a second FADT (FACP table at 0x30000500) ignored: the "
+		"first, at 0x30000500, is used\n",
+		"acpi: a second HPET table (HPET table at 0x30000800) ignored",
+	};
+	for (unsigned i = 0; i < 3; i++)
+		EXPECT(said(named[i]), "not said '%s': %s", named[i], log_text);
+
+	/* The first MADT fails its checksum: the second is the MADT. */
+	build();
+	second_madt();
+	const uint64_t two[] = { MADT_AT, BIG_MADT_AT, FADT_AT };
+	xsdt_lists(two, 3);
+	at(MADT_AT)[50] ^= 1;
+	CHECK(read_tables() == 1, "nothing read");
+	EXPECT(acpi.ncpus == 1 && acpi.cpu[0].apic_id == 7 &&
+	       acpi.nioapics == 1 && acpi.ioapic[0].id == 3 &&
+	       acpi.noverrides == 1 && acpi.override[0].gsi == 5,
+	       "the second MADT after a corrupt first: %u CPUs", acpi.ncpus);
+	EXPECT(acpi.madt_at == BIG_MADT_AT && acpi.tables_ignored == 0 &&
+	       !said("second"), "said: %s", log_text);
+
+	/* A first MADT whose entries are damaged is refused whole, and the
+	 * second is still not read. */
+	build();
+	second_madt();
+	xsdt_lists(two, 3);
+	at(MADT_AT)[61] = 0;
+	seal(MADT_AT);
+	CHECK(read_tables() == 1, "nothing read");
+	EXPECT(acpi.ncpus == 0 && acpi.nioapics == 0 &&
+	       said("the MADT is not trusted") &&
+	       said("a second MADT (APIC table at 0x30001000) ignored"),
+	       "%u CPUs; said: %s", acpi.ncpus, log_text);
+}
+
+/* Issue 24, item 2: HW_REDUCED_ACPI (FADT flags bit 20) set: the PM timer,
+ * PM1 control and SMI command fields are not used, the DSDT still is. */
+static void test_hardware_reduced(void)
+{
+	build();
+	put32(FADT_AT + 112, 1u << 8 | 1u << 20);
+	put32(FADT_AT + 48, 0xb2);                     /* SMI_CMD */
+	at(FADT_AT)[52] = 0xa0;                        /* ACPI_ENABLE */
+	seal(FADT_AT);
+	CHECK(read_tables() == 1, "nothing read");
+	EXPECT(acpi.hw_reduced == 1, "HW_REDUCED_ACPI not seen");
+	EXPECT(!acpi.pm_timer_port && !acpi.pm_timer_32bit && !acpi.pm1a_cnt &&
+	       !acpi.pm1b_cnt && !acpi.smi_cmd && !acpi.acpi_enable,
+	       "fixed hardware used: PM timer %#x, PM1a %#x, SMI %#x",
+	       acpi.pm_timer_port, acpi.pm1a_cnt, acpi.smi_cmd);
+	EXPECT(acpi.have_s5 && acpi.slp_typa == 5, "the DSDT was not read");
+	EXPECT(said("acpi: hardware-reduced ACPI (FADT flag HW_REDUCED_ACPI): "
+		    "its PM timer, PM1 control and SMI command fields are "
+		    "ignored\n"), "said: %s", log_text);
+	expect_madt_read("hardware-reduced");
+
+	/* Bit 20 clear, the neighbouring bits set: the fields count. */
+	build();
+	put32(FADT_AT + 112, 1u << 8 | 1u << 19 | 1u << 21);
+	seal(FADT_AT);
+	CHECK(read_tables() == 1, "nothing read");
+	EXPECT(!acpi.hw_reduced && acpi.pm_timer_port == 0x608 &&
+	       acpi.pm1a_cnt == 0x604, "bits 19 and 21 taken for bit 20");
+}
+
+/* The broadcast IDs, 0xFF in a local APIC entry and 0xFFFFFFFF in an
+ * x2APIC one, name no processor, enabled or not; 0xFF in an x2APIC entry
+ * is an ordinary ID. */
+static void test_broadcast_ids_are_not_cpus(void)
+{
+	build();
+	unsigned off = 44;
+	header(BIG_MADT_AT, "APIC", 0x100);
+	put32(BIG_MADT_AT + 36, 0xfee00000);
+	off = lapic_in(BIG_MADT_AT, off, 0, 0, 1);
+	off = lapic_in(BIG_MADT_AT, off, 1, 0xff, 0);
+	off = lapic_in(BIG_MADT_AT, off, 2, 0xff, 1);
+	off = x2apic_in(BIG_MADT_AT, off, 0xffffffffu, 0, 3);
+	off = x2apic_in(BIG_MADT_AT, off, 0xffffffffu, 2, 4);
+	off = x2apic_in(BIG_MADT_AT, off, 0xff, 1, 5);
+	off = lapic_in(BIG_MADT_AT, off, 6, 6, 0);
+	put32(BIG_MADT_AT + 4, off);
+	seal(BIG_MADT_AT);
+	const uint64_t one[] = { BIG_MADT_AT };
+	xsdt_lists(one, 1);
+	CHECK(read_tables() == 1, "nothing read");
+	EXPECT(acpi.ncpus == 2 && acpi.cpu[0].apic_id == 0 &&
+	       acpi.cpu[1].apic_id == 0xff && acpi.cpu[1].uid == 5,
+	       "%u CPUs", acpi.ncpus);
+	EXPECT(acpi.ncpus_disabled == 1 && acpi.ncpus_hotplug == 0,
+	       "disabled %u, hotplug %u", acpi.ncpus_disabled,
+	       acpi.ncpus_hotplug);
 }
 
 int main(void)
 {
-	void *arena = mmap((void *)(uintptr_t)ARENA, ARENA_SIZE,
-			   PROT_READ | PROT_WRITE,
-			   MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE,
-			   -1, 0);
-	if (arena != (void *)(uintptr_t)ARENA) {
-		printf("FAIL: cannot map the table arena at %#llx\n", ARENA);
-		return 1;
-	}
+	window_set(arena, sizeof arena, ARENA);
 	test_well_formed();
 	test_rsdp_checksum();
 	test_xsdt_falls_back_to_rsdt();
@@ -467,6 +586,8 @@ int main(void)
 	test_fadt_dsdt_hpet_damage();
 	test_table_out_of_reach();
 	test_more_cpus_than_supported();
-	munmap(arena, ARENA_SIZE);
+	test_second_tables_ignored();
+	test_hardware_reduced();
+	test_broadcast_ids_are_not_cpus();
 	return unit_exit_status();
 }

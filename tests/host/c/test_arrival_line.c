@@ -10,7 +10,8 @@
 
 static struct task_spec tasks[8];
 static struct taskset_event events[8];
-static struct taskset ts = { tasks, 0, 8, events, 0, 8 };
+static struct taskset ts = { .task = tasks, .max_tasks = 8, .event = events,
+			      .max_events = 8 };
 
 static const char set[] =
 	"server S kind=polling budget=100 period=1000 prio=0\n"

@@ -42,6 +42,14 @@ static void test_fmt(void)
 		printf("FAIL truncation: '%s' %d\n", small, n);
 		failures++;
 	}
+	/* A precision bounds what is read, not only what is printed: the
+	 * bytes of an unterminated string, exactly as many as the precision,
+	 * end where the allocation ends (AddressSanitizer sees one more read;
+	 * found by the fuzz target `taskset`). */
+	char *unterminated = malloc(3);
+	memcpy(unterminated, "xyz", 3);
+	CHECK_FMT("%.*s|%.3s|%.2s", 3, unterminated, unterminated, unterminated);
+	free(unterminated);
 	char p[32], q[32];
 	void *ptr = (void *)0xffff800000001000ULL;
 	fmt_snprintf(p, sizeof p, "%p", ptr);

@@ -5,7 +5,7 @@ import importlib
 
 from . import base
 
-MODULES = ("cpus", "pfair", "gdq", "edf", "clock", "tasks", "trace")
+MODULES = ("cpus", "pfair", "gdq", "edf", "gfp", "clock", "tasks", "trace")
 
 
 def register():

@@ -24,41 +24,48 @@ def ngedf(s):
     return out
 
 
-@subcommand("edf", """EDF state (gedf, pedf, ngedf): queues, deadline heap.
-Each CPU's ready queue in heap order (its head is the job the CPU runs),
-with the jobs' absolute deadlines; the max-heap of the CPUs' current
+@subcommand("edf", """EDF state (gedf, pedf, cedf, ngedf): queues, deadline
+heaps. Each CPU's ready queue in heap order (its head is the job the CPU
+runs), with the jobs' absolute deadlines; the max-heap of the CPUs' current
 deadlines (global EDF paper, Sec. 5) and its free-CPU mask, or the free-CPU
-mask alone (edf_cpudl=1). For ngedf, what each CPU runs and the one ready
-queue.""")
+mask alone (edf_cpudl=1) -- under cedf one per cluster, cluster by
+cluster. For ngedf, what each CPU runs and the one ready queue.""")
 def edf():
-    name, s = plugin_state({"gedf": "edf", "pedf": "edf", "ngedf": "ngedf"})
+    name, s = plugin_state({"gedf": "edf", "pedf": "edf", "cedf": "edf",
+                            "ngedf": "ngedf"})
     if name == "ngedf":
         return ngedf(s)
     ts = s["ts"]
     cpus = int(s["cpus"])
-    p = s["push"]
+    k = int(s["cluster"])
     glob = int(s["global"])
-    # Partitioned EDF has no push structure (nothing in it is set up).
-    mode = enum_name(p["mode"], "EDF_PUSH_") if glob else None
-    out = ["edf global=%d now=%d%s" % (glob, int(s["now"]),
-                                      " push=" + mode if glob else "")]
+    # Partitioned EDF has no push structures (the pointer is NULL).
+    mode = enum_name(s["push"][0]["mode"], "EDF_PUSH_") if glob else None
+    head = "edf global=%d now=%d" % (glob, int(s["now"]))
+    if glob:
+        head += " push=" + mode + (" cluster=%d" % k if k < cpus else "")
+    out = [head]
     task_mask = (1 << EDF_TASK_BITS) - 1
     keys = s["jobs"]["key"]
-    for k in range(cpus):
-        rq = s["rq"][k]
+    for c in range(cpus):
+        rq = s["rq"][c]
         for i in range(int(rq["n"])):
             t = int(rq["heap"][i])
             out.append("edf rq %d %s dl=%d" % (
-                k, task_name(ts, t), int(keys[t]) >> EDF_TASK_BITS))
-    if mode == "heap":
-        h = p["heap"]
-        for i in range(int(h["size"])):
-            e = h["elements"][i]
-            key = int(e["key"])
-            out.append("edf cpudl %d cpu=%d %s dl=%d" % (
-                i, int(e["cpu"]), task_name(ts, key & task_mask),
-                key >> EDF_TASK_BITS))
-        out += ["edf free %d" % k for k in mask_members(h["free_cpus"], cpus)]
-    elif mode == "fmask":
-        out += ["edf fmask %d" % k for k in mask_members(p["fmask"], cpus)]
+                c, task_name(ts, t), int(keys[t]) >> EDF_TASK_BITS))
+    for base in range(0, cpus, k) if glob else ():
+        p = s["push"][base // k]
+        if mode == "heap":
+            h = p["heap"]
+            for i in range(int(h["size"])):
+                e = h["elements"][i]
+                key = int(e["key"])
+                out.append("edf cpudl %d cpu=%d %s dl=%d" % (
+                    i, base + int(e["cpu"]), task_name(ts, key & task_mask),
+                    key >> EDF_TASK_BITS))
+            out += ["edf free %d" % (base + c)
+                    for c in mask_members(h["free_cpus"], k)]
+        elif mode == "fmask":
+            out += ["edf fmask %d" % (base + c)
+                    for c in mask_members(p["fmask"], k)]
     return out

@@ -7,7 +7,7 @@ import zlib
 
 import gdb
 
-from .base import enum_name, subcommand
+from .base import subcommand
 
 PER_LINE = 16           # lib/trace_dump.h TRACE_DUMP_PER_LINE
 SUMMARY_CHUNK = 700     # TRACE_DUMP_SUMMARY_CHUNK
@@ -92,7 +92,7 @@ def dump_lines():
                  "weight=%d work=%s"
                  % (i, t["name"].string(), int(t["e"]), int(t["p"]),
                     int(t["d"]), int(t["phase"]), int(t["weight"]),
-                    enum_name(t["work"], "TASK_WORK_")))
+                    t["work"].string()))
     for k in range(p["cpus"]):
         cpu_lines(d, k)
     n = int(h["summary_len"]) if int(h["summary"]) else 0
