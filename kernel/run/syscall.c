@@ -100,8 +100,13 @@ static int64_t sys_sleep_next_period(struct task *t, struct trap_frame *f)
 	 * ended (it ran late) had its job ended at that boundary, for the
 	 * plugin too: this call ends nothing more, or the next job would be
 	 * counted done before it ran, and every later job_info would name the
-	 * job after the one running. */
-	if (t->jobs.done == job) {
+	 * job after the one running. Nor does a call before that next job's
+	 * release: the task ran on past its budget's boundary because the
+	 * CPU's timer came late, and a job_info meanwhile had already charged
+	 * the slot and ended the job (plain TCG on a loaded host: the
+	 * kernel's count then ran ahead of the plugin's, every later sample
+	 * measured from a release still to come). */
+	if (t->jobs.done == job && jobs_release_slot(t, job) <= slot) {
 		jobs_complete(t, qclock_now());
 		decide_event(SCHED_EV_COMPLETE, (unsigned)t->index, slot, 0);
 	}
