@@ -1,5 +1,6 @@
 # The build. `make run` boots the ISO in QEMU; `make test` runs every test.
-# README.md lists the targets and their variables.
+# README.md lists the targets and their variables; docs/running.md those
+# of make run, debug and bochs.
 
 BUILD   := build
 # V=1 shows the full commands.
@@ -9,6 +10,36 @@ PYTHON  := $(VENV)/bin/python
 PYTEST  := $(VENV)/bin/pytest
 
 .DEFAULT_GOAL := all
+
+# Parallel by default, one job per CPU: a first `make iso` compiles about a
+# hundred files. A -j on the command line wins; sub-makes share the
+# jobserver of the first.
+ifeq ($(MAKELEVEL),0)
+ifeq ($(filter -j%,$(MAKEFLAGS)),)
+MAKEFLAGS += -j$(shell nproc 2>/dev/null || echo 1)
+endif
+endif
+
+# Every variable this project's makefiles and scripts read from make's
+# command line (docs/running.md). One given there that is not among them is
+# named; one that looks like one of them (SHED=, sched=, SLOT=) is refused
+# before anything is built.
+KNOWN_VARS := SCHED TASKS SLOTS TIMING SMP CMDLINE MACHINE ACCEL FIRMWARE \
+	      STUB GDB_PORT V HOST_CC CROSS NASM TEST_ARGS PYTEST_JOBS \
+	      KVM_TESTS SEED BENCH BENCH_ONLY SERVERS_TIMING MODE EXP \
+	      RTK_OVERHEADS RTK_OVERHEADS_LOG RTK_HYPOTHESIS DASK_SCHEDULER \
+	      DASK_WORKERS EXP_CACHE ENGINE_EXP_MODE FUZZ_CC FUZZ_SECONDS \
+	      FUZZ_ONLY DEV USB_ENTRY
+ifeq ($(MAKELEVEL),0)
+GIVEN_VARS := $(foreach v,$(.VARIABLES),$(if $(filter command line,$(origin $(v))),$(v)))
+VARS_SAID := $(shell scripts/check-make-vars.sh "$(KNOWN_VARS)" $(GIVEN_VARS))
+ifneq ($(.SHELLSTATUS),0)
+$(error $(VARS_SAID))
+endif
+ifneq ($(VARS_SAID),)
+$(info make: $(VARS_SAID))
+endif
+endif
 .SECONDARY:
 .PHONY: all deps host-deps host test test-host fuzz-props bench experiments \
         dask-worker clean

@@ -35,6 +35,7 @@
 #include "task/program.h"
 #include "time/quantum_clock.h"
 #include "run/sched_run.h"
+#include "run/verdict.h"
 #include "core/smp.h"
 #include "task/vm.h"
 
@@ -52,7 +53,34 @@ static void __attribute__((noreturn)) finish(int pass, const char *reason)
 		kprintf("RESULT exit status=pass\n");
 	else
 		kprintf("RESULT exit status=fail reason=%s\n", reason);
-	power_exit(pass);
+	power_exit(pass ? POWER_PASS : POWER_FAIL);
+}
+
+/* A scheduler run that completed ends with its verdict (kernel/run/
+ * verdict.h): pass, late (the platform did not keep its time) or fail. */
+static void __attribute__((noreturn)) finish_run(void)
+{
+	const char *reason = "";
+	enum verdict_status v = verdict_report(&reason);
+	if (v != VERDICT_LATE)
+		finish(v != VERDICT_FAIL, reason);
+	kprintf("RESULT exit status=late reason=%s late_max_us=%llu\n", reason,
+		(unsigned long long)verdict_late_max_us());
+	power_exit(POWER_LATE);
+}
+
+/* What the command line says the boot's clock is (make run's TIMING=). */
+static void report_timing(void)
+{
+	if (options.timing == TIMING_VIRTUAL)
+		kprintf("timing: virtual (timing=virtual: QEMU -icount, time "
+			"advances with the instructions run; a scheduler's run is "
+			"its plan every time, and durations are instruction "
+			"counts, not this host's)\n");
+	else if (options.timing == TIMING_REAL)
+		kprintf("timing: real (timing=real: the emulator's or the "
+			"machine's clock; under plain TCG a busy host makes timers "
+			"late, and the run says so)\n");
 }
 
 /* The task set (the first module) under plugin: its threads first, then
@@ -158,6 +186,7 @@ void kernel_main(uint32_t magic, uint32_t info_phys)
 	if (options.e9)
 		uart_set_e9_echo(1);
 	kprintf("cmdline: %s\n", boot.cmdline ? boot.cmdline : "");
+	report_timing();
 	bootmem_init(&boot, info_phys, *(const uint32_t *)(uint64_t)info_phys);
 	start_framebuffer();
 	const char *hv = power_hypervisor();
@@ -265,7 +294,9 @@ void kernel_main(uint32_t magic, uint32_t info_phys)
 		int rc = run_taskset(options.sched, boot.module_name[0] ?
 				     boot.module_name : "taskset", &reason);
 		kprintf("\n");
-		finish(rc == 0, reason);
+		if (rc == 0)
+			finish_run();
+		finish(0, reason);
 	}
 	if (boot.module_name)
 		kprintf("taskset: a module was given but no sched=; it is not "

@@ -49,7 +49,11 @@ enum rt_syscall {
 				       * when the task runs again, or
 				       * RT_JOB_ENDED at once */
 	RT_SYS_TASK_INFO = 7,         /* (struct rt_task_info *out): 0 */
-	RT_SYS_TRACE = 8,             /* (uint64_t job, uint64_t value): a
+	RT_SYS_LOCK = 8,              /* (uint64_t res): returns 0 once the task
+				       * holds resource res (docs/locking.md) */
+	RT_SYS_UNLOCK = 9,            /* (uint64_t res): 0; the task lets res
+				       * go */
+	RT_SYS_TRACE = 10,            /* (uint64_t job, uint64_t value): a
 				       * `user` record in the run's trace
 				       * (docs/trace-format.md) with the two
 				       * as given; 0 */
@@ -68,6 +72,13 @@ enum rt_syscall {
  * is not an error return: the task is killed for it, as for a fault. */
 #define RT_EINVAL 22   /* a length or value out of range */
 #define RT_ENOSYS 38   /* no such system call */
+/* lock and unlock (the kernel prints why on its console): */
+#define RT_ENOENT 2    /* no such resource, or not in the task's cs= */
+#define RT_EPERM 1     /* unlock of a resource it does not hold, or not the
+			* one it locked last */
+#define RT_EDEADLK 35  /* lock of one it holds, or nesting the protocol
+			* forbids */
+#define RT_EBUSY 16    /* earlier calls have not taken effect yet */
 
 #define RT_WRITE_MAX 4096   /* largest single write */
 
@@ -85,6 +96,8 @@ struct rt_job_info {
 				 * run (charged at each quantum's end), the
 				 * thread's time in an event-driven one */
 };
+
+#define RT_CS_MAX 8                    /* TASKSET_CS_MAX */
 
 /* The task's own parameters (RT_SYS_TASK_INFO), from its task-set line. */
 #define RT_NAME_MAX 32
@@ -193,6 +206,24 @@ struct rt_control {
 	uint64_t steady_lines, steady_cycles;
 	uint64_t resume_n[2], resume_cycles[2];
 	uint64_t reserved_u[5];
+
+	/*
+	 * Locks (docs/locking.md), written by the kernel. The task's critical
+	 * sections (its cs=): resource cs_res[i] held from when cs_at[i]
+	 * quanta of the job's work are done, for cs_len[i]. Where its job
+	 * is, written at every dispatch and when lock returns: job_index
+	 * (as rt_job_info.job), job_work quanta of work it has done, counted
+	 * up to the start of slot work_slot -- every slot from then on that
+	 * the task runs through is one more quantum of work.
+	 */
+	uint32_t ncs;
+	uint32_t cs_res[RT_CS_MAX], cs_at[RT_CS_MAX], cs_len[RT_CS_MAX];
+	uint64_t job_index, job_work, work_slot;
+	/* In an event-driven run (flags & RT_CONTROL_EVENTS) instead of
+	 * job_work and work_slot: the nanoseconds of work done, counted up to
+	 * the moment this CPU's TSC read work_tsc -- from then on, while the
+	 * task runs, its time is work. */
+	uint64_t job_work_ns, work_tsc;
 };
 
 _Static_assert(sizeof(struct rt_control) <= 4096, "one page");
@@ -206,5 +237,8 @@ _Static_assert(sizeof(struct rt_control) <= 4096, "one page");
  * slow the loop, so there the flag is clear.
  */
 #define RT_CONTROL_PAUSE 1u
+/* flags: an event-driven run (sched=pfp): the work fields are job_work_ns
+ * and work_tsc, and a lock call takes effect when it is made. */
+#define RT_CONTROL_EVENTS 2u
 
 #endif

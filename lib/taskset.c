@@ -70,15 +70,16 @@ int taskset_find(const struct taskset *ts, const char *name, size_t len)
 }
 
 /* A value of at most TASKSET_NAME_MAX chars, quoted in messages. */
-static int check_name(struct parser *p, const struct token *name)
+static int check_name(struct parser *p, const struct token *name,
+		      const char *what)
 {
 	if (name->n > TASKSET_NAME_MAX)
-		return fail(p, "task name '%.*s...' is longer than %d characters",
-			    8, name->s, TASKSET_NAME_MAX);
+		return fail(p, "%s name '%.*s...' is longer than %d characters",
+			    what, 8, name->s, TASKSET_NAME_MAX);
 	for (size_t i = 0; i < name->n; i++)
 		if (!name_char_ok(name->s[i]))
-			return fail(p, "task name '%.*s' has the character '%c'; "
-				    "names use A-Z a-z 0-9 _ . -",
+			return fail(p, "%s name '%.*s' has the character '%c'; "
+				    "names use A-Z a-z 0-9 _ . -", what,
 				    (int)name->n, name->s, name->s[i]);
 	return 0;
 }
@@ -221,7 +222,7 @@ static int new_name(struct parser *p, const struct token *tok, int ntok,
 	struct taskset *ts = p->ts;
 	if (ntok < 2)
 		return fail(p, "'%s' needs a name", what);
-	if (check_name(p, &tok[1]))
+	if (check_name(p, &tok[1], "task"))
 		return -1;
 	if (ts->ntasks == ts->max_tasks)
 		return fail(p, "more than %u tasks", ts->max_tasks);
@@ -245,7 +246,7 @@ static struct task_spec *add_named(struct parser *p, const struct token *tok)
 
 enum key {
 	KEY_E, KEY_P, KEY_D, KEY_PHASE, KEY_WEIGHT, KEY_WORK, KEY_WS, KEY_PRIO,
-	KEY_CPU, KEY_ARGS, KEY_EXEC, KEY_COUNT
+	KEY_CPU, KEY_ARGS, KEY_EXEC, KEY_CS, KEY_COUNT
 };
 
 static const struct key_def task_keys[KEY_COUNT] = {
@@ -253,8 +254,11 @@ static const struct key_def task_keys[KEY_COUNT] = {
 	{ "phase", 0, 0, 0, 0 }, { "weight", 1, 0, 0, 0 },
 	{ "work", 0, 0, 0, 1 }, { "ws", 1, 0, 0, 0 },
 	{ "prio", 0, 0, 0, 0 }, { "cpu", 0, 0, 0, 0 }, { "args", 0, 0, 0, 1 },
-	{ "exec", 0, 0, 0, 0 },
+	{ "exec", 0, 0, 0, 0 }, { "cs", 0, 0, 0, 1 },
 };
+
+static int parse_cs(struct parser *p, const struct token *name,
+		    const struct token *cs, uint32_t e, struct task_spec *t);
 
 /* work=NAME: a well-formed program name (taskset_work_name_ok). */
 static int check_work(struct parser *p, const struct token *v)
@@ -361,6 +365,8 @@ static int parse_task(struct parser *p, const struct token *tok, int ntok)
 	t->prio = val[KEY_PRIO];
 	t->has_prio = seen[KEY_PRIO];
 	t->cpu = val[KEY_CPU];
+	if (seen[KEY_CS])
+		return parse_cs(p, &tok[1], &text[KEY_CS], val[KEY_E], t);
 	return 0;
 }
 
@@ -471,6 +477,168 @@ static int parse_arrivals(struct parser *p, const struct token *tok, int ntok)
 	sv->cost_us = val[AK_COST];
 	sv->seed = seen[AK_SEED] ? val[AK_SEED] : 1;
 	sv->arrivals_line = p->line;
+	return 0;
+}
+
+/* Indexed by enum taskset_protocol. */
+static const char *const protocol_names[] = {
+	"srp", "msrp", "pcp", "mpcp", "omlp",
+};
+_Static_assert(NWORDS(protocol_names) == PROTO_COUNT, "a name per protocol");
+
+const char *taskset_protocol_name(enum taskset_protocol pr)
+{
+	return (unsigned)pr < NWORDS(protocol_names) ? protocol_names[pr] : "?";
+}
+
+int taskset_find_resource(const struct taskset *ts, const char *name,
+			  size_t len)
+{
+	for (unsigned i = 0; i < ts->nres; i++)
+		if (str_eq_n(name, len, ts->res[i].name))
+			return (int)i;
+	return -1;
+}
+
+enum resource_key { RK_PROTOCOL, RK_COUNT };
+
+static const struct key_def resource_keys[RK_COUNT] = {
+	{ "protocol", 0, protocol_names, NWORDS(protocol_names), 0 },
+};
+
+/* resource NAME protocol=P: one protocol for the whole set. */
+static int parse_resource(struct parser *p, const struct token *tok, int ntok)
+{
+	struct taskset *ts = p->ts;
+	if (ntok < 2)
+		return fail(p, "'resource' needs a name");
+	if (check_name(p, &tok[1], "resource"))
+		return -1;
+	int dup = taskset_find_resource(ts, tok[1].s, tok[1].n);
+	if (dup >= 0)
+		return fail(p, "resource '%.*s' is declared twice (first on "
+			    "line %u)", (int)tok[1].n, tok[1].s,
+			    ts->res[dup].line);
+	if (ts->nres == ts->max_res)
+		return fail(p, ts->max_res ? "more than %u resources"
+				       : "this reader takes no resources (%u)",
+			    ts->max_res);
+	uint32_t val[RK_COUNT] = { 0 };
+	uint8_t seen[RK_COUNT] = { 0 };
+	if (parse_keys(p, tok, ntok, 2, resource_keys, RK_COUNT, val, seen, 0))
+		return -1;
+	if (!seen[RK_PROTOCOL])
+		return fail(p, "resource '%.*s' has no protocol=", (int)tok[1].n,
+			    tok[1].s);
+	if (ts->nres && ts->res[0].protocol != (enum taskset_protocol)val[0])
+		return fail(p, "resource '%.*s': protocol=%s, but '%s' (line %u) "
+			    "has protocol=%s; a set uses one protocol",
+			    (int)tok[1].n, tok[1].s, protocol_names[val[0]],
+			    ts->res[0].name, ts->res[0].line,
+			    protocol_names[ts->res[0].protocol]);
+	struct resource_spec *r = &ts->res[ts->nres++];
+	*r = (struct resource_spec){ 0 };
+	for (size_t i = 0; i < tok[1].n; i++)
+		r->name[i] = tok[1].s[i];
+	r->protocol = (enum taskset_protocol)val[RK_PROTOCOL];
+	r->line = p->line;
+	return 0;
+}
+
+/* One number of a cs= item (the length at least 1, the start any). */
+static int cs_number(struct parser *p, const struct token *name,
+		     const struct token *item, const char *s, size_t n,
+		     const char *what, uint32_t min, uint32_t *out)
+{
+	uint64_t v;
+	enum parse_num_status st = parse_u64(s, n, TASKSET_VALUE_LIMIT - 1, &v);
+	if (st != PARSE_NUM_OK)
+		return fail(p, "task '%.*s': cs item '%.*s': the %s '%.*s' is "
+			    "not a number (%s)", (int)name->n, name->s,
+			    (int)item->n, item->s, what, (int)n, s,
+			    parse_num_reason(st));
+	if (v < min)
+		return fail(p, "task '%.*s': cs item '%.*s': the %s must be at "
+			    "least %u", (int)name->n, name->s, (int)item->n,
+			    item->s, what, min);
+	*out = (uint32_t)v;
+	return 0;
+}
+
+/*
+ * cs=NAME:LEN[@AT],... (lib/taskset.h): each section within the job's e
+ * quanta, and any two either disjoint or one inside the other.
+ */
+static int parse_cs(struct parser *p, const struct token *name,
+		    const struct token *cs, uint32_t e, struct task_spec *t)
+{
+	int tn = (int)name->n;
+	if (!e)
+		return fail(p, "task '%.*s': cs= needs e= and p= (a weight-only "
+			    "task has no jobs to hold a resource)", tn, name->s);
+	const char *s = cs->s, *end = cs->s + cs->n;
+	uint32_t next_at = 1;
+	while (s < end) {
+		struct token item = { s, 0 };
+		while (s + item.n < end && s[item.n] != ',')
+			item.n++;
+		if (item.n == 0)
+			return fail(p, "task '%.*s': cs= has an empty item", tn,
+				    name->s);
+		size_t colon = 0, at = item.n;
+		while (colon < item.n && s[colon] != ':')
+			colon++;
+		for (size_t i = colon; i < item.n; i++)
+			if (s[i] == '@')
+				at = i;
+		if (colon == item.n || colon == 0 || at <= colon + 1)
+			return fail(p, "task '%.*s': cs item '%.*s': a section "
+				    "is RESOURCE:LEN or RESOURCE:LEN@AT", tn,
+				    name->s, (int)item.n, item.s);
+		int r = taskset_find_resource(p->ts, s, colon);
+		if (r < 0)
+			return fail(p, "task '%.*s': cs= names '%.*s', which is "
+				    "not a resource declared above", tn, name->s,
+				    (int)colon, s);
+		if (t->ncs == TASKSET_CS_MAX)
+			return fail(p, "task '%.*s': more than %d critical "
+				    "sections", tn, name->s, TASKSET_CS_MAX);
+		struct cs_spec *c = &t->cs[t->ncs];
+		c->res = (uint32_t)r;
+		c->at = next_at;
+		if (cs_number(p, name, &item, s + colon + 1, at - colon - 1,
+			      "length", 1, &c->len) ||
+		    (at < item.n && cs_number(p, name, &item, s + at + 1,
+					      item.n - at - 1, "start", 0,
+					      &c->at)))
+			return -1;
+		if ((uint64_t)c->at + c->len > e)
+			return fail(p, "task '%.*s': the section on %s from %u "
+				    "for %u quanta ends after the job's e=%u",
+				    tn, name->s, p->ts->res[r].name, c->at,
+				    c->len, e);
+		for (uint32_t k = 0; k < t->ncs; k++) {
+			const struct cs_spec *o = &t->cs[k];
+			uint32_t a0 = o->at, a1 = o->at + o->len;
+			uint32_t b0 = c->at, b1 = c->at + c->len;
+			int apart = a1 <= b0 || b1 <= a0;
+			int nested = (a0 <= b0 && b1 <= a1) ||
+				     (b0 <= a0 && a1 <= b1);
+			if (!apart && !nested)
+				return fail(p, "task '%.*s': the sections on %s "
+					    "[%u, %u) and %s [%u, %u) overlap "
+					    "without one inside the other", tn,
+					    name->s, p->ts->res[o->res].name, a0,
+					    a1, p->ts->res[r].name, b0, b1);
+			if (!apart && o->res == c->res)
+				return fail(p, "task '%.*s': %s is locked inside "
+					    "its own section", tn, name->s,
+					    p->ts->res[r].name);
+		}
+		next_at = c->at + c->len;
+		t->ncs++;
+		s += item.n + (s + item.n < end);
+	}
 	return 0;
 }
 
@@ -733,6 +901,7 @@ int taskset_parse(struct taskset *ts, const char *file, const char *text,
 	struct parser p = { ts, file, 0, err, errlen };
 	ts->ntasks = 0;
 	ts->nevents = 0;
+	ts->nres = 0;
 	size_t pos = 0;
 	int rc = 0;
 	while (pos < len && rc == 0) {
@@ -763,9 +932,12 @@ int taskset_parse(struct taskset *ts, const char *file, const char *text,
 				rc = parse_arrivals(&p, tok, ntok);
 			else if (str_eq_n(tok[0].s, tok[0].n, "at"))
 				rc = parse_event(&p, tok, ntok);
+			else if (str_eq_n(tok[0].s, tok[0].n, "resource"))
+				rc = parse_resource(&p, tok, ntok);
 			else
 				rc = fail(&p, "unknown declaration '%.*s' (expected "
-					  "'task', 'server', 'arrivals' or 'at')",
+					  "'task', 'server', 'arrivals', 'at' or "
+					  "'resource')",
 					  (int)tok[0].n, tok[0].s);
 		}
 		pos = end + 1;
@@ -781,6 +953,7 @@ int taskset_parse(struct taskset *ts, const char *file, const char *text,
 	if (rc != 0) {
 		ts->ntasks = 0;
 		ts->nevents = 0;
+		ts->nres = 0;
 	}
 	return rc;
 }

@@ -67,6 +67,39 @@ struct server_spec {
 	unsigned arrivals_line;
 };
 
+/*
+ * Shared resources and critical sections (docs/locking.md):
+ *     resource NAME protocol=srp|msrp|pcp|mpcp|omlp
+ *     task ... cs=NAME:LEN[@AT],...
+ * A section on resource NAME lasts LEN quanta of the job's work and begins
+ * after AT quanta of it (default: where the previous section of the list
+ * ends, 1 for the first); sections nest properly or are disjoint. Every
+ * resource of a set follows the same protocol, and a `resource` line comes
+ * before the tasks that name it.
+ */
+enum taskset_protocol {
+	PROTO_SRP,       /* stack resource policy (pedf) */
+	PROTO_MSRP,      /* multiprocessor SRP: FIFO spin locks (pedf, gedf) */
+	PROTO_PCP,       /* priority ceiling protocol (pfp) */
+	PROTO_MPCP,      /* multiprocessor PCP (pfp) */
+	PROTO_OMLP,      /* the global O(m) locking protocol (gedf, cedf) */
+	PROTO_COUNT
+};
+
+#define TASKSET_RES_MAX 64      /* resources in a set (a mask of 64 bits) */
+#define TASKSET_CS_MAX 8        /* critical sections of one task */
+
+struct resource_spec {
+	char name[TASKSET_NAME_MAX + 1];
+	enum taskset_protocol protocol;
+	unsigned line;
+};
+
+struct cs_spec {
+	uint32_t res;        /* index into taskset.res[] */
+	uint32_t at, len;    /* quanta of the job's work */
+};
+
 struct task_spec {
 	char name[TASKSET_NAME_MAX + 1];
 	/* In quanta. A task given only weight= has e = p = d = 0. */
@@ -93,6 +126,9 @@ struct task_spec {
 	uint32_t prio, cpu;
 	uint8_t has_prio;
 	struct server_spec server;
+	/* Its critical sections (cs=), in the order written. */
+	uint32_t ncs;
+	struct cs_spec cs[TASKSET_CS_MAX];
 };
 
 /*
@@ -134,6 +170,9 @@ struct taskset {
 	unsigned ntasks, max_tasks;
 	struct taskset_event *event;
 	unsigned nevents, max_events;
+	/* `resource` lines; max_res 0: the reader takes none. */
+	struct resource_spec *res;
+	unsigned nres, max_res;
 	char *argbuf;
 	size_t argbuf_len, argbuf_max;
 };
@@ -155,6 +194,12 @@ int taskset_parse(struct taskset *ts, const char *file, const char *text,
 const char *taskset_action_name(enum taskset_action a);
 const char *taskset_server_kind_name(enum server_kind k);
 const char *taskset_coalesce_name(enum server_coalesce c);
+
+const char *taskset_protocol_name(enum taskset_protocol p);
+
+/* The resource named name (len bytes), or -1. */
+int taskset_find_resource(const struct taskset *ts, const char *name,
+			  size_t len);
 
 /* The first server of the set (its index), or -1 when it has none. */
 int taskset_first_server(const struct taskset *ts);

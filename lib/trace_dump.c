@@ -56,6 +56,13 @@ void trace_dump_task(struct trace_dumper *d, unsigned id,
 		    t->phase, t->weight, t->work);
 }
 
+void trace_dump_resource(struct trace_dumper *d, unsigned id,
+			 const struct resource_spec *r)
+{
+	emit_fields(d, "TRACE-RESOURCE id=%u name=%s protocol=%s", id, r->name,
+		    taskset_protocol_name(r->protocol));
+}
+
 void trace_dump_cpu(struct trace_dumper *d, unsigned cpu,
 		    const struct trace_rec *rec, uint32_t n, uint64_t dropped)
 {

@@ -37,6 +37,9 @@ void trace_dump_begin(struct trace_dumper *d, const struct trace_params *p,
 /* TRACE-TASK for task id. */
 void trace_dump_task(struct trace_dumper *d, unsigned id,
 		     const struct task_spec *t);
+/* TRACE-RESOURCE for resource id (a set with resources, docs/locking.md). */
+void trace_dump_resource(struct trace_dumper *d, unsigned id,
+			 const struct resource_spec *r);
 /* TRACE-DATA lines of rec[0..n) (CPU cpu's records, seq from 0), then its
  * TRACE-CPU line. */
 void trace_dump_cpu(struct trace_dumper *d, unsigned cpu,

@@ -55,7 +55,9 @@ enum trace_event {
 	TRACE_ARRIVAL = 21,
 	TRACE_TIMER = 22,
 	TRACE_SELF = 23,
-	TRACE_USER = 24,
+	TRACE_LOCK = 24,
+	TRACE_BLOCKED = 25,
+	TRACE_USER = 26,
 	TRACE_EVENT_LAST = TRACE_USER,
 };
 
@@ -74,5 +76,15 @@ enum trace_event {
 /* hourglass_gap */
 #define TRACE_F_GAP_PURE 1          /* no other thread ran in it */
 /* fault: flags hold the vector */
+/* lock: flags hold the event (enum sched_lock_kind: 0 request, 1 acquire,
+ * 2 release, 3 forced, 4 spin, 5 suspend, 6 blocked), arg = at << 8 |
+ * resource, `at` the plugin's time (slot, or microseconds) */
+#define TRACE_LOCK_ARG(at, res) ((uint64_t)(at) << 8 | ((res) & 0xff))
+/* blocked: a job's time in one category (flags), arg in the plugin's unit;
+ * four records follow each lock record of kind blocked */
+#define TRACE_F_BLOCKED_SPIN 1
+#define TRACE_F_BLOCKED_WAIT 2
+#define TRACE_F_BLOCKED_PI 3
+#define TRACE_F_BLOCKED_INTF 4
 
 #endif

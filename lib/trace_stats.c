@@ -179,8 +179,10 @@ static void walk_tasks(struct trace_stats *st, unsigned cpu,
 			if (r->flags == TRACE_F_DONE_BUDGET ||
 			    r->flags == TRACE_F_DONE_SLEEP)
 				t->jobs++;
-			else if (r->flags == TRACE_F_DONE_DROPPED)
+			else if (r->flags == TRACE_F_DONE_DROPPED) {
 				t->misses++;
+				t->dropped++;
+			}
 			break;
 		case TRACE_DEADLINE_MISS:
 			t->misses++;

@@ -45,7 +45,9 @@ struct trace_samples {
 };
 
 struct trace_task_stats {
-	uint64_t jobs, misses, faults;
+	/* misses counts the dropped jobs too (a wake after the deadline of
+	 * the job it interrupted), which `dropped` counts alone. */
+	uint64_t jobs, misses, dropped, faults;
 	uint64_t max_tardiness_cycles, ran_cycles, self_cycles;
 };
 

@@ -72,6 +72,7 @@ $(ISO_FILE): $(KERNEL_ELF) $(USER_ELFS) $(UX_ELFS) boot/grub.cfg scripts/mkiso.s
 	scripts/mkiso.sh $@ $(UX_MKISO)
 
 # ------------------------------------------------------------- make run etc.
+# docs/running.md: the variables, the timing modes, what a run prints.
 SMP      ?= 4
 MACHINE  ?= pc
 ACCEL    ?= tcg
@@ -81,34 +82,82 @@ CMDLINE  ?=
 # (empty) boots into the self-measurement of the quantum clocks instead.
 SCHED    ?= spd2
 TASKS    ?= $(if $(SCHED),tasks/default.tasks)
+# SLOTS=N: the run lasts N quanta (the kernel word slots=N; default 1000).
+SLOTS    ?=
+# TIMING=virtual: QEMU -icount, time advances with the instructions run, so
+# a scheduler's run is its plan every time, whatever the host's load;
+# TIMING=real: plain TCG or KVM, the host's clock and its noise. Under
+# Bochs: its clock without (virtual) or with (real) sync to the host's.
+TIMING   ?= $(if $(filter kvm,$(ACCEL)),real,virtual)
+ICOUNT   := shift=3,sleep=off
 # make debug: STUB=qemu (QEMU's own stub) or STUB=kernel (the kernel's, on
 # COM2: the boot then waits for GDB, gdb=wait).
 STUB     ?= qemu
 ifeq ($(filter qemu kernel,$(STUB)),)
 $(error STUB must be qemu or kernel, not '$(STUB)')
 endif
-RUN_WORDS := $(strip $(if $(SCHED),sched=$(SCHED)) $(CMDLINE) \
-		$(if $(and $(filter debug,$(MAKECMDGOALS)),$(filter kernel,$(STUB))),gdb=wait))
+ifeq ($(filter virtual real,$(TIMING)),)
+$(error TIMING must be virtual or real, not '$(TIMING)')
+endif
+ifeq ($(TIMING)-$(ACCEL),virtual-kvm)
+$(error TIMING=virtual needs TCG (QEMU -icount); ACCEL=kvm runs on real time: give TIMING=real or leave TIMING out)
+endif
+# A whole number in [lo, hi] (make's arithmetic is the shell's).
+in_range = $(shell [ "$(1)" -eq "$(1)" ] 2>/dev/null && [ "$(1)" -ge $(2) ] && [ "$(1)" -le $(3) ] && echo ok)
+ifneq ($(call in_range,$(SMP),1,255),ok)
+$(error SMP must be a number of CPUs from 1 to 255, not '$(SMP)')
+endif
+ifneq ($(SLOTS),)
+ifneq ($(call in_range,$(SLOTS),1,1000000),ok)
+$(error SLOTS must be a number of quanta from 1 to 1000000, not '$(SLOTS)')
+endif
+endif
+ifneq ($(SCHED),)
+ifeq ($(TASKS),)
+$(error SCHED=$(SCHED) needs a task set: TASKS=file.tasks)
+endif
+endif
+ifneq ($(TASKS),)
+ifeq ($(wildcard $(TASKS)),)
+$(error TASKS=$(TASKS): no such file)
+endif
+endif
+
+# The goal being booted: the top-level make's, or the one it hands down.
+RUN_GOAL ?= $(firstword $(filter run debug bochs,$(MAKECMDGOALS)))
+RUN_WORDS := $(strip $(if $(SCHED),sched=$(SCHED)) $(if $(SLOTS),slots=$(SLOTS)) \
+		timing=$(TIMING) $(CMDLINE) \
+		$(if $(and $(filter debug,$(RUN_GOAL)),$(filter kernel,$(STUB))),gdb=wait))
 
 # RUN_ISO_FILE=path: where `make run` writes its ISO (two runs at once
 # need two).
 RUN_ISO_FILE ?= $(BUILD)/run.iso
-RUN_ISO := $(if $(RUN_WORDS)$(TASKS),$(RUN_ISO_FILE),$(ISO_FILE))
+RUN_ISO := $(RUN_ISO_FILE)
 RUN_ENV := SMP=$(SMP) MACHINE=$(MACHINE) ACCEL=$(ACCEL) FIRMWARE=$(FIRMWARE) \
+	   ICOUNT=$(if $(filter virtual,$(TIMING)),$(ICOUNT)) \
 	   TYPED=$(if $(filter arrivals=uart irqcheck=uart,$(RUN_WORDS)),1,0)
 
 # With a task set the ISO holds the programs it names, and a name with no
 # program fails here, before a boot (scripts/mkiso.sh).
-.PHONY: $(RUN_ISO_FILE)
+.PHONY: $(RUN_ISO_FILE) boot-run boot-debug boot-bochs
 $(RUN_ISO_FILE): $(KERNEL_ELF) $(USER_ELFS) $(UX_ELFS) $(BUILD)/host/taskset_check-fast
 	scripts/mkiso.sh $@ $(if $(RUN_WORDS),--cmdline "$(RUN_WORDS)") \
 		$(if $(TASKS),--tasks "$(TASKS)") $(UX_MKISO)
 
-run: deps $(RUN_ISO)
+# In this order, each step done before the next begins: the packages
+# (scripts/ensure-deps.sh), the scheduler's name against the simulator's
+# registry (the same sched/ code the kernel has), then the build and the
+# boot. The name is checked before the kernel is compiled.
+run debug bochs: deps
+	$(if $(SCHED),@$(MAKE) --no-print-directory -s $(BUILD)/host/schedsim-fast)
+	$(if $(SCHED),@scripts/check-sched.sh $(BUILD)/host/schedsim-fast "$(SCHED)")
+	@$(MAKE) --no-print-directory RUN_GOAL=$@ boot-$@
+
+boot-run: $(RUN_ISO)
 	@$(RUN_ENV) scripts/run-qemu.sh $(RUN_ISO)
 
-debug: deps $(RUN_ISO)
+boot-debug: $(RUN_ISO)
 	@$(RUN_ENV) STUB=$(STUB) scripts/debug.sh $(RUN_ISO) $(KERNEL_ELF)
 
-bochs: deps $(RUN_ISO)
-	@SMP=$(SMP) scripts/run-bochs.sh $(RUN_ISO)
+boot-bochs: $(RUN_ISO)
+	@SMP=$(SMP) TIMING=$(TIMING) scripts/run-bochs.sh $(RUN_ISO)

@@ -9,8 +9,12 @@
 UCC := $(HOST_CC)
 UDIR := $(BUILD)/user
 
-UCFLAGS := -std=c11 -ffreestanding -nostdinc \
-           -isystem $(shell $(UCC) -print-file-name=include) \
+# gcc's own header directory, asked of gcc when the first program is
+# compiled and kept: not when make reads this file, which on a fresh
+# machine comes before the dependency step has installed gcc.
+UCC_INCLUDE = $(eval UCC_INCLUDE := $$(shell $$(UCC) -print-file-name=include))$(UCC_INCLUDE)
+UCFLAGS = -std=c11 -ffreestanding -nostdinc \
+           -isystem $(UCC_INCLUDE) \
            -fno-pic -fno-pie -mcmodel=large -fno-stack-protector \
            -fcf-protection=none -fno-asynchronous-unwind-tables \
            -fno-unwind-tables -ffunction-sections -fdata-sections \

@@ -9,6 +9,13 @@ static void *env_alloc(void *ctx, size_t size)
 	return d->alloc(d->alloc_ctx, size);
 }
 
+static void env_lock(void *ctx, const struct sched_lock_event *ev)
+{
+	struct sched_driver *d = ctx;
+	if (d->on_lock)
+		d->on_lock(d->lock_ctx, ev);
+}
+
 static void env_resched(void *ctx, unsigned cpu)
 {
 	struct sched_driver *d = ctx;
@@ -36,6 +43,9 @@ int sched_driver_create(struct sched_driver *d,
 	d->env.resched = env_resched;
 	d->env.ctx = d;
 	d->env.note = 0;
+	d->env.lock = env_lock;
+	d->on_lock = 0;
+	d->lock_ctx = 0;
 	d->err.msg[0] = 0;
 	d->err_line = 0;
 	d->npending = 0;
@@ -47,6 +57,9 @@ int sched_driver_create(struct sched_driver *d,
 	}
 	if (sched_check_servers(plugin, cfg->tasks, &d->err))
 		return -1;
+	if (!(plugin = sched_plugin_for(plugin, cfg->tasks, &d->err)))
+		return -1;
+	d->plugin = plugin;
 	d->chose_in = alloc(alloc_ctx, cfg->cpus * sizeof *d->chose_in);
 	d->pending = alloc(alloc_ctx, cfg->cpus * sizeof *d->pending);
 	d->s = plugin->create(cfg, &d->env, &d->err);
@@ -173,6 +186,17 @@ int sched_driver_finish(struct sched_driver *d, uint64_t t)
 		if (d->chose_in[k] < t + 1 && sched_driver_boundary(d, k, t))
 			return -1;
 	return 0;
+}
+
+int sched_driver_lock_op(struct sched_driver *d, unsigned task, int unlock,
+			 unsigned res, uint64_t t)
+{
+	if (!d->plugin->lock_op || task >= d->ts->ntasks) {
+		fmt_snprintf(d->err.msg, sizeof d->err.msg, "%s runs no locks",
+			     d->plugin->name);
+		return -SCHED_LOCK_EUNDECLARED;
+	}
+	return d->plugin->lock_op(d->s, task, unlock, res, t, &d->err);
 }
 
 int sched_driver_event(struct sched_driver *d, enum sched_driver_event ev,

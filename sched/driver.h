@@ -30,12 +30,17 @@ struct sched_driver {
 	struct sched_env env;          /* what the plugin sees; ctx = this */
 	struct sched_error err;
 	unsigned err_line;             /* the task-set line of a refused event */
+	/* A lock variant's events (sched_env.lock), when set: set them
+	 * after sched_driver_create, which clears them. */
+	void (*on_lock)(void *ctx, const struct sched_lock_event *ev);
+	void *lock_ctx;
 };
 
 /*
  * Creates the plugin for cfg (cfg->tasks is the task set) with memory from
- * alloc, which never returns NULL (struct sched_env). Returns 0, or -1 with
- * the plugin's message in d->err.
+ * alloc, which never returns NULL (struct sched_env): plugin itself, or its
+ * lock variant for a set with resources (sched_plugin_for; d->plugin says
+ * which). Returns 0, or -1 with the plugin's message in d->err.
  */
 int sched_driver_create(struct sched_driver *d,
 			const struct sched_plugin *plugin,
@@ -86,5 +91,13 @@ enum sched_driver_event {
  */
 int sched_driver_event(struct sched_driver *d, enum sched_driver_event ev,
 		       unsigned task, uint64_t t);
+
+/*
+ * A task's program locks (unlock = 0) or unlocks resource res at time t
+ * (the latest slot decided, or the slot in progress): the lock variant's
+ * lock_op. Returns 0, or a negative SCHED_LOCK_E* with d->err.
+ */
+int sched_driver_lock_op(struct sched_driver *d, unsigned task, int unlock,
+			 unsigned res, uint64_t t);
 
 #endif

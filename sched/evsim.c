@@ -3,6 +3,7 @@
 
 #include "../lib/fmt.h"
 #include "../lib/sort.h"
+#include "lock/lock.h"
 
 struct job {
 	uint64_t arrival, cost, done;
@@ -10,6 +11,9 @@ struct job {
 
 struct tstate {
 	uint64_t work, cost;         /* periodic: the current job's */
+	/* Its lock operations (sched/lock/lock.h), the next for this job. */
+	struct lock_op ops[2 * TASKSET_CS_MAX];
+	unsigned nops, next_op;
 	uint64_t done_jobs, arrived;
 	struct job *q;               /* servers: jobs q[head .. len) */
 	uint64_t head, len, cap;
@@ -38,7 +42,7 @@ struct sched_evsim {
 	struct cstate *cpu;
 	struct tstate *t;
 	struct arrival_stream arr;
-	uint64_t now;
+	uint64_t now, quantum_us;
 };
 
 static void *env_alloc(void *ctx, size_t size)
@@ -59,6 +63,57 @@ static void env_note(void *ctx, const struct sched_note *n)
 	struct sched_evsim *m = ctx;
 	if (m->out.note)
 		m->out.note(m->out.ctx, n);
+}
+
+static void env_lock(void *ctx, const struct sched_lock_event *ev)
+{
+	struct sched_evsim *m = ctx;
+	if (m->out.lock)
+		m->out.lock(m->out.ctx, ev);
+}
+
+/* Where the task's next lock operation is due, in microseconds of the
+ * current job's work; UINT64_MAX when none. */
+static uint64_t op_point(const struct sched_evsim *m, int task)
+{
+	const struct tstate *t = &m->t[task];
+	if (t->next_op == t->nops)
+		return UINT64_MAX;
+	return (uint64_t)t->ops[t->next_op].at * m->quantum_us;
+}
+
+/* The task runs now, past the switch that put it there: its program can
+ * make its calls. */
+static int running(const struct sched_evsim *m, unsigned task)
+{
+	for (unsigned k = 0; k < m->cpus; k++)
+		if (m->cpu[k].task == (int)task && m->now >= m->cpu[k].work_from)
+			return 1;
+	return 0;
+}
+
+/* The operations due now: every running job's (past its switch) whose
+ * work reached their point, unlocks in one pass and locks in the next, in
+ * task order. Returns how many were made, or -1. */
+static int lock_ops_due(struct sched_evsim *m, struct sched_error *err)
+{
+	int made = 0;
+	for (int kind = LOCK_OP_RELEASE; kind <= LOCK_OP_REQUEST; kind++)
+		for (unsigned i = 0; i < m->ts->ntasks; i++) {
+			struct tstate *t = &m->t[i];
+			while (running(m, i) && t->next_op < t->nops &&
+			       t->ops[t->next_op].kind == kind &&
+			       op_point(m, (int)i) <= t->work &&
+			       t->work < t->cost) {
+				const struct lock_op *o = &t->ops[t->next_op++];
+				if (m->plugin->lock_op(m->s, i, kind ==
+						       LOCK_OP_RELEASE, o->res,
+						       m->now, err))
+					return -1;
+				made++;
+			}
+		}
+	return made;
 }
 
 /* Room for n + 1 elements of size bytes in *p (n used), doubling; the old
@@ -129,6 +184,7 @@ static void finish(struct sched_evsim *m, int task)
 		t->m.resp[t->m.nresp++] = resp;
 	} else {
 		t->work = 0;
+		t->next_op = 0;
 	}
 	m->plugin->complete(m->s, (unsigned)task, m->now);
 	emit(m, SCHED_EVSIM_DONE, (unsigned)task, job, resp);
@@ -222,6 +278,11 @@ static uint64_t next_instant(const struct sched_evsim *m)
 			uint64_t done = work_starts(m, c) + remaining(m, c->task);
 			if (done < t)
 				t = done;
+			uint64_t op = op_point(m, c->task);
+			if (op != UINT64_MAX && op >= m->t[c->task].work &&
+			    work_starts(m, c) + op - m->t[c->task].work < t &&
+			    work_starts(m, c) + op - m->t[c->task].work > m->now)
+				t = work_starts(m, c) + op - m->t[c->task].work;
 		}
 	}
 	return t;
@@ -262,6 +323,13 @@ int sched_evsim_run(struct sched_evsim *m, struct sched_error *err)
 			m->cpu[k].pending = 1;
 		if (decide_all(m, err))
 			return -1;
+		/* The jobs that run after the decisions make their calls due
+		 * now; what they change is decided again. */
+		for (int made; m->plugin->lock_op &&
+			       (made = lock_ops_due(m, err)) != 0;) {
+			if (made < 0 || decide_all(m, err))
+				return -1;
+		}
 		if (m->now >= m->until)
 			break;
 		uint64_t t = next_instant(m);
@@ -321,6 +389,9 @@ struct sched_evsim *sched_evsim_create(const struct sched_plugin *plugin,
 	const struct taskset *ts = cfg->tasks;
 	if (sched_evsim_check(plugin, ts, err, err_line))
 		return 0;
+	*err_line = 0;
+	if (!(plugin = sched_plugin_for(plugin, ts, err)))
+		return 0;
 	struct sched_evsim *m = alloc(alloc_ctx, sizeof *m);
 	m->plugin = plugin;
 	m->ts = ts;
@@ -330,8 +401,10 @@ struct sched_evsim *sched_evsim_create(const struct sched_plugin *plugin,
 	m->alloc = alloc;
 	m->alloc_ctx = alloc_ctx;
 	m->out = *out;
+	m->quantum_us = cfg->quantum_us;
 	m->env = (struct sched_env){ .alloc = env_alloc, .resched = env_resched,
-				     .ctx = m, .note = env_note };
+				     .ctx = m, .note = env_note,
+				     .lock = env_lock };
 	m->cpu = alloc(alloc_ctx, m->cpus * sizeof *m->cpu);
 	m->t = alloc(alloc_ctx, (ts->ntasks ? ts->ntasks : 1) * sizeof *m->t);
 	for (unsigned k = 0; k < m->cpus; k++)
@@ -341,6 +414,8 @@ struct sched_evsim *sched_evsim_create(const struct sched_plugin *plugin,
 		const struct task_spec *sp = &ts->task[i];
 		m->t[i].cost = (uint64_t)(sp->has_exec ? sp->exec : sp->e) *
 			       cfg->quantum_us;
+		if (plugin->lock_op)
+			m->t[i].nops = lock_ops_of(sp, m->t[i].ops);
 		m->t[i].m.top = sched_evsim_top(ts, i);
 	}
 	arrival_init(&m->arr, ts,
@@ -353,6 +428,11 @@ struct sched_evsim *sched_evsim_create(const struct sched_plugin *plugin,
 void *sched_evsim_plugin_state(const struct sched_evsim *m)
 {
 	return m->s;
+}
+
+const struct sched_plugin *sched_evsim_plugin(const struct sched_evsim *m)
+{
+	return m->plugin;
 }
 
 const struct sched_measure *sched_evsim_measure(const struct sched_evsim *m,

@@ -13,7 +13,13 @@
  *
  * Each instant: jobs whose work is done complete, arrivals due are
  * delivered, then schedule() is called on every CPU whose timer is due or
- * which was asked to reschedule (sched.h's order). Time moves to the next
+ * which was asked to reschedule (sched.h's order). Then, for a set with
+ * resources run on the plugin's lock variant, the jobs that now run past
+ * their switch and whose work has reached a point of their cs= lock or
+ * unlock there (sched/lock/lock.h's order: unlocks first, in task order),
+ * and the CPUs that changed decide again, until no call is due: a job
+ * makes its calls while it runs, so one preempted just as it reaches a
+ * point makes its call when it runs again. Time moves to the next
  * instant anything can happen. The driver measures, per task and server,
  * the work done (self_us) and each aperiodic job's response time, and
  * keeps every server's foreground spans for the sliding-window check.
@@ -45,6 +51,8 @@ struct sched_evsim_out {
 	void (*event)(void *ctx, const struct sched_evsim_event *ev);
 	void (*note)(void *ctx, const struct sched_note *n);
 	void *ctx;
+	/* Optional: a lock variant's events (sched_env.lock). */
+	void (*lock)(void *ctx, const struct sched_lock_event *ev);
 };
 
 struct sched_evsim;
@@ -60,7 +68,8 @@ int sched_evsim_check(const struct sched_plugin *plugin,
 		      unsigned *err_line);
 
 /*
- * A machine for plugin over cfg (cfg->quantum_us set), running until_us
+ * A machine for plugin (its lock variant for a set with resources) over
+ * cfg (cfg->quantum_us set), running until_us
  * with cxs_us per switch; memory from alloc, never freed before the end.
  * NULL with a message in err (the plugin refused the set, or the set has
  * `at` events the plugin does not take: err_line is then their line).
@@ -83,6 +92,8 @@ int sched_evsim_run(struct sched_evsim *m, struct sched_error *err);
 int sched_evsim_top(const struct taskset *ts, unsigned i);
 
 void *sched_evsim_plugin_state(const struct sched_evsim *m);
+/* The plugin that runs: plugin, or its lock variant. */
+const struct sched_plugin *sched_evsim_plugin(const struct sched_evsim *m);
 const struct sched_measure *sched_evsim_measure(const struct sched_evsim *m,
 						unsigned task);
 

@@ -84,3 +84,48 @@ int sched_param_in(const struct sched_config *cfg, const char *name,
 	*out = v;
 	return 0;
 }
+
+/* " pedf (srp, msrp), gedf (...)": who runs which protocol. */
+static void list_lockers(char *p, char *end)
+{
+	const char *between = " ";
+	for (unsigned i = 0; i < sched_nplugins && p < end; i++) {
+		const struct sched_plugin *v = sched_plugins[i]->locks;
+		if (!v)
+			continue;
+		p += fmt_snprintf(p, (size_t)(end - p), "%s%s (", between,
+				  v->name);
+		between = ", ";
+		const char *sep = "";
+		for (unsigned k = 0; k < PROTO_COUNT && p < end; k++)
+			if (v->protocols & (1u << k)) {
+				p += fmt_snprintf(p, (size_t)(end - p), "%s%s",
+						  sep, taskset_protocol_name(
+							  (enum taskset_protocol)k));
+				sep = ", ";
+			}
+		if (p < end)
+			p += fmt_snprintf(p, (size_t)(end - p), ")");
+	}
+}
+
+const struct sched_plugin *sched_plugin_for(const struct sched_plugin *plugin,
+					    const struct taskset *ts,
+					    struct sched_error *err)
+{
+	if (!ts->nres)
+		return plugin;
+	const struct resource_spec *r = &ts->res[0];
+	/* Given a variant (a run's plan is made with the run's plugin), the
+	 * variant itself. */
+	const struct sched_plugin *v = plugin->lock_op ? plugin : plugin->locks;
+	if (v && (v->protocols & (1u << r->protocol)))
+		return v;
+	char *p = err->msg, *end = err->msg + sizeof err->msg;
+	p += fmt_snprintf(p, (size_t)(end - p), "resource %s (line %u): %s "
+			  "runs %s protocol=%s; these do:", r->name, r->line,
+			  plugin->name, v ? "no" : "no locking protocol, so no",
+			  taskset_protocol_name(r->protocol));
+	list_lockers(p, end);
+	return 0;
+}

@@ -124,16 +124,78 @@ uint64_t sched_report_summary(sched_print_fn out, void *ctx,
 				      st.tardiness_den ? st.tardiness_den : 1);
 		fmt_snprintf(buf, sizeof buf,
 			     "%s\"%s\": {\"quanta\": %llu, \"jobs\": %llu, "
-			     "\"misses\": %llu, \"max_tardiness\": %s}",
+			     "\"misses\": %llu, \"max_tardiness\": %s",
 			     i ? ", " : "", ts->task[i].name,
 			     (unsigned long long)st.quanta,
 			     (unsigned long long)st.jobs,
 			     (unsigned long long)st.misses, frac);
 		out(ctx, buf);
+		sched_report_lock_stats(out, ctx, plugin, s, i);
+		out(ctx, "}");
 	}
 	out(ctx, "}");
 	put_plugin_fields(out, ctx, plugin, s);
 	return misses;
+}
+
+void sched_report_lock_stats(sched_print_fn out, void *ctx,
+			     const struct sched_plugin *plugin, void *s,
+			     unsigned task)
+{
+	if (!plugin->lock_stats)
+		return;
+	struct sched_lock_stats ls = { 0 };
+	plugin->lock_stats(s, task, &ls);
+	char buf[256];
+	fmt_snprintf(buf, sizeof buf, ", \"lock\": {\"requests\": %llu, "
+		     "\"spin_max\": %llu, \"wait_max\": %llu, \"pi_max\": %llu, "
+		     "\"intf_max\": %llu, \"blocked_max\": %llu, "
+		     "\"forced\": %llu}", (unsigned long long)ls.requests,
+		     (unsigned long long)ls.spin_max,
+		     (unsigned long long)ls.wait_max,
+		     (unsigned long long)ls.pi_max,
+		     (unsigned long long)ls.intf_max,
+		     (unsigned long long)ls.blocked_max,
+		     (unsigned long long)ls.forced);
+	out(ctx, buf);
+}
+
+static const char *const lock_kind_names[] = {
+	[SCHED_LOCK_REQUEST] = "request", [SCHED_LOCK_ACQUIRE] = "acquire",
+	[SCHED_LOCK_RELEASE] = "release", [SCHED_LOCK_FORCED] = "forced",
+	[SCHED_LOCK_SPIN] = "spin", [SCHED_LOCK_SUSPEND] = "suspend",
+	[SCHED_LOCK_BLOCKED] = "blocked",
+};
+
+const char *sched_lock_kind_name(enum sched_lock_kind k)
+{
+	return (unsigned)k < sizeof lock_kind_names / sizeof *lock_kind_names
+	       ? lock_kind_names[k] : "?";
+}
+
+void sched_report_lock(sched_print_fn out, void *ctx, const struct taskset *ts,
+		       const struct sched_lock_event *ev, const char *unit)
+{
+	char buf[256];
+	if (ev->kind == SCHED_LOCK_BLOCKED)
+		fmt_snprintf(buf, sizeof buf, "{\"lock\": \"blocked\", "
+			     "\"at%s\": %llu, \"task\": \"%s\", \"job\": %llu, "
+			     "\"spin\": %llu, \"wait\": %llu, \"pi\": %llu, "
+			     "\"intf\": %llu}\n", unit, (unsigned long long)ev->at,
+			     ts->task[ev->task].name,
+			     (unsigned long long)ev->job,
+			     (unsigned long long)ev->spin,
+			     (unsigned long long)ev->wait,
+			     (unsigned long long)ev->pi,
+			     (unsigned long long)ev->intf);
+	else
+		fmt_snprintf(buf, sizeof buf, "{\"lock\": \"%s\", \"at%s\": "
+			     "%llu, \"task\": \"%s\", \"job\": %llu, "
+			     "\"res\": \"%s\"}\n", sched_lock_kind_name(ev->kind),
+			     unit, (unsigned long long)ev->at,
+			     ts->task[ev->task].name,
+			     (unsigned long long)ev->job, ts->res[ev->res].name);
+	out(ctx, buf);
 }
 
 /* A JSON line being built; what does not fit is cut. */
@@ -304,13 +366,15 @@ uint64_t sched_report_summary_us(
 		fmt_snprintf(buf, sizeof buf,
 			     "%s\"%s\": {\"jobs\": %llu, \"misses\": %llu, "
 			     "\"max_tardiness_us\": %llu, \"run_us\": %llu, "
-			     "\"self_us\": %llu}", sep, ts->task[i].name,
+			     "\"self_us\": %llu", sep, ts->task[i].name,
 			     (unsigned long long)st.jobs,
 			     (unsigned long long)st.misses,
 			     (unsigned long long)st.max_tardiness_num,
 			     (unsigned long long)st.run_us,
 			     (unsigned long long)measure(mctx, i)->self_us);
 		out(ctx, buf);
+		sched_report_lock_stats(out, ctx, plugin, s, i);
+		out(ctx, "}");
 		sep = ", ";
 	}
 	out(ctx, "}, \"servers\": {");

@@ -76,6 +76,18 @@ uint64_t sched_report_summary_us(
 	const struct sched_measure *(*measure)(const void *mctx, unsigned task),
 	const void *mctx, unsigned *window_bad);
 
+/* A lock variant's per-task totals: `, "lock": {...}` inside the task's
+ * object of the summary (nothing for a plugin without lock_stats). */
+void sched_report_lock_stats(sched_print_fn out, void *ctx,
+			     const struct sched_plugin *plugin, void *s,
+			     unsigned task);
+
+/* A lock event (sched_env.lock) as a JSON line, its time "at" + unit ("" in
+ * slots, "_us"). */
+void sched_report_lock(sched_print_fn out, void *ctx, const struct taskset *ts,
+		       const struct sched_lock_event *ev, const char *unit);
+const char *sched_lock_kind_name(enum sched_lock_kind k);
+
 /* One line of a plugin's dump() (sched.h), formatted; longer than 191
  * bytes it is cut. */
 void sched_report_line(sched_print_fn out, void *ctx, const char *format, ...)

@@ -62,6 +62,43 @@ struct sched_note {
 	uint64_t due;            /* SCHED_NOTE_POSTED only */
 };
 
+/*
+ * Locking protocols (docs/locking.md): what a plugin's lock variant did, as
+ * it happened -- sched_env.lock. Times are the plugin's (slots, or
+ * microseconds when event_us), a job is the task's job index from 0.
+ */
+enum sched_lock_kind {
+	SCHED_LOCK_REQUEST,      /* the job asked for res */
+	SCHED_LOCK_ACQUIRE,      /* ... and holds it from now on */
+	SCHED_LOCK_RELEASE,      /* it let res go */
+	SCHED_LOCK_FORCED,       /* its job ended, or the task left, holding
+				    res: released for it */
+	SCHED_LOCK_SPIN,         /* it waits for res spinning on its CPU */
+	SCHED_LOCK_SUSPEND,      /* it waits for res suspended */
+	SCHED_LOCK_BLOCKED,      /* the job ended (or was dropped): its time
+				    spinning, suspended, in priority
+				    inversion and in interference */
+};
+
+struct sched_lock_event {
+	enum sched_lock_kind kind;
+	unsigned task;
+	unsigned res;            /* not SCHED_LOCK_BLOCKED */
+	uint64_t job;
+	uint64_t at;
+	/* SCHED_LOCK_BLOCKED only, in the plugin's time unit. */
+	uint64_t spin, wait, pi, intf;
+};
+
+/* Per-task totals of a lock variant (sched_plugin.lock_stats), in the
+ * plugin's time unit; *_max are the largest of one job. */
+struct sched_lock_stats {
+	uint64_t requests;
+	uint64_t spin_max, wait_max, pi_max, intf_max;
+	uint64_t blocked_max;    /* spin + wait + pi of one job */
+	uint64_t forced;         /* resources released for it */
+};
+
 /* What the driver gives a plugin. */
 struct sched_env {
 	/* Zeroed memory, 16-byte aligned; freed all at once with the plugin.
@@ -81,6 +118,8 @@ struct sched_env {
 	 * a server's budget, for traces and the simulator's output.
 	 */
 	void (*note)(void *ctx, const struct sched_note *n);
+	/* Optional (NULL: nobody listens): a lock variant's events. */
+	void (*lock)(void *ctx, const struct sched_lock_event *ev);
 };
 
 /* Plugin parameters: name=value words (e.g. "gdq_T=20 gdq_delta=4"). */
@@ -106,6 +145,12 @@ struct sched_config {
 	 * which a task's e, p, d and phase are multiplied; 0 means
 	 * SCHED_QUANTUM_US_DEFAULT. */
 	uint64_t quantum_us;
+	/*
+	 * Lock variants: the jobs' lock and unlock calls come from their
+	 * programs through lock_op() (the kernel), not from the cs= layout
+	 * of the task file (the simulator's model of those programs).
+	 */
+	int program_locks;
 };
 
 /* Per-task accounting, kept by the plugin. */
@@ -253,7 +298,42 @@ struct sched_plugin {
 	 * the two, so the format is theirs too: docs/debugging.md.
 	 */
 	void (*dump)(void *s, sched_print_fn print, void *ctx);
+
+	/*
+	 * Locking protocols (docs/locking.md). A plugin that runs sets with
+	 * `resource` lines names its variant for them in `locks` (the same
+	 * name, its own callbacks); sched_plugin_for() picks it. A variant
+	 * has:
+	 *   protocols: a mask of the enum taskset_protocol values it runs;
+	 *   lock_op(s, task, unlock, res, t, err): the task's program locks
+	 *     (unlock = 0) or unlocks res at time t (the kernel's system
+	 *     call); 0, or a negative SCHED_LOCK_E* with a message in err;
+	 *   lock_stats: the task's totals.
+	 */
+	const struct sched_plugin *locks;
+	unsigned protocols;
+	int (*lock_op)(void *s, unsigned task, int unlock, unsigned res,
+		       uint64_t t, struct sched_error *err);
+	void (*lock_stats)(void *s, unsigned task, struct sched_lock_stats *out);
 };
+
+/* lock_op's refusals. */
+#define SCHED_LOCK_EUNDECLARED 1  /* no such resource, or not in its cs= */
+#define SCHED_LOCK_EDOUBLE     2  /* it holds or waits for it already */
+#define SCHED_LOCK_ENOTHELD    3  /* unlock of what it does not hold */
+#define SCHED_LOCK_ENESTING    4  /* nesting the protocol forbids */
+#define SCHED_LOCK_EBUSY       5  /* an earlier call has not taken effect */
+#define SCHED_LOCK_EORDER      6  /* unlock of a section not innermost */
+
+/*
+ * The plugin to run ts with: plugin, or its lock variant when ts has
+ * resources (a variant given is its own). NULL with a message in err when
+ * ts has resources and plugin has no variant, or its variant does not run
+ * their protocol.
+ */
+const struct sched_plugin *sched_plugin_for(const struct sched_plugin *plugin,
+					    const struct taskset *ts,
+					    struct sched_error *err);
 
 /* The plugins that exist, by name (sched/registry.c). */
 const struct sched_plugin *sched_find(const char *name);

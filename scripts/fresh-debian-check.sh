@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
-# Proves README's two commands on a fresh Debian 12: debootstraps a minimal
-# bookworm (plus make, which the commands themselves need) under build/,
-# copies the working tree in and runs `make run` and `make test` there as
-# root, where scripts/ensure-deps.sh must install everything else.
+# Proves README's first commands on a fresh Debian 12: debootstraps a
+# minimal bookworm (plus make, which the commands themselves need) under
+# build/, copies the working tree in and types there, as root, exactly the
+# commands of README.md's first ```sh block (today `make run`, then `make
+# test`), one step each, where scripts/ensure-deps.sh must install
+# everything else. Run it before every stop that changes the build, the
+# dependency step or those commands.
 #   sudo scripts/fresh-debian-check.sh [--keep] [--mirror URL]
 # Takes tens of minutes; not part of `make test`. Prints one line per step
 # and ends with `fresh-debian: PASS` or `fresh-debian: FAIL (step)`;
@@ -93,6 +96,17 @@ in_chroot() {
 		PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
 		bash -c "cd /root/rtk && $1"
 }
-step make-run in_chroot "make run"
-step make-test in_chroot "make test"
+# README's first ```sh block, comments and blank lines left out.
+mapfile -t commands < <(awk '/^```sh$/ { inblock = 1; next }
+	inblock && /^```/ { exit }
+	inblock { sub(/#.*/, ""); sub(/[ \t]+$/, ""); if ($0 != "") print }' \
+	"$repo/README.md")
+if ((${#commands[@]} == 0)); then
+	echo "fresh-debian: FAIL (README.md has no \`\`\`sh block of commands)"
+	exit 1
+fi
+echo "fresh-debian: README's commands: $(printf '`%s` ' "${commands[@]}")"
+for cmd in "${commands[@]}"; do
+	step "$(tr -c 'a-zA-Z0-9=.\n' - <<<"$cmd")" in_chroot "$cmd"
+done
 echo "fresh-debian: PASS in $((SECONDS - start)) s"

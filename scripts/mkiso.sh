@@ -7,6 +7,10 @@
 #                            user/'s, named by its file: USER_PROGS_DIR)
 #                            [--omit-program NAME]   (leave NAME out, as a
 #                            medium without that program would be)
+#                            [--acpi-table FILE]...   (GRUB puts FILE in
+#                            place of the firmware's table of the same
+#                            signature before any entry boots: tests give
+#                            the kernel tables QEMU cannot)
 # The programs there are: build/user/NAME.elf for each user/NAME.c, and
 # each --program. With --tasks it packs exactly those the task set names
 # (work=, tools/taskset_check --works) and refuses a name none of them
@@ -18,6 +22,7 @@ cd "$(dirname "$0")/.."
 out=$1
 shift
 extra="" tasks="" entry=0 omit=""
+acpi_files=()
 declare -A have=()
 names=()
 for src in user/*.c; do
@@ -31,6 +36,7 @@ while (($#)); do
 	--tasks) tasks=$2; shift 2 ;;
 	--entry) entry=$2; shift 2 ;;
 	--omit-program) omit=$2; shift 2 ;;
+	--acpi-table) acpi_files+=("$2"); shift 2 ;;
 	--program)
 		name=$(basename "$2" .elf)
 		if [[ -n ${have[$name]:-} ]]; then
@@ -95,13 +101,56 @@ for name in "${want[@]}"; do
 	cp "$prog" "$stage/boot/user/$name.elf"
 	modules+=("module2 /boot/user/$name.elf user:$name")
 done
+# ACPI tables to replace the firmware's: GRUB's acpi command, with each
+# table's signature (its first four bytes) left out of the firmware's.
+acpi_line="" sigs=""
+if ((${#acpi_files[@]})); then
+	mkdir -p "$stage/boot/acpi"
+	i=0
+	for f in "${acpi_files[@]}"; do
+		[[ -f $f ]] || { echo "mkiso: --acpi-table $f: no such file" >&2; exit 2; }
+		sig=$(head -c 4 "$f")
+		[[ $sig =~ ^[A-Z0-9_]{4}$ ]] ||
+			{ echo "mkiso: --acpi-table $f: its first four bytes are not an ACPI signature" >&2; exit 2; }
+		cp "$f" "$stage/boot/acpi/$i.bin"
+		sigs+="${sigs:+,}$sig"
+		acpi_line+=" /boot/acpi/$i.bin"
+		i=$((i + 1))
+	done
+	acpi_line="acpi --exclude=$sigs$acpi_line"
+fi
+# The first entry's name says what it boots: the scheduler over its task
+# set, or the self-measurement; the others add the words given.
+read -ra words <<<"$extra"
+sched="" rest=""
+for w in "${words[@]}"; do
+	case $w in
+	sched=*) sched=${w#sched=} ;;
+	*) rest+="${rest:+ }$w" ;;
+	esac
+done
+if [[ -n $sched ]]; then
+	what="run $sched over no task set"
+	[[ -n $tasks ]] && what="run $sched over $(basename "$tasks")"
+	[[ -n $rest ]] && what="$what ($rest)"
+else
+	what="measure the aligned and staggered quantum clocks"
+	[[ -n $extra ]] && what="$what ($extra)"
+fi
+also=${extra:+ ($extra)}
+# GRUB's quoted entry names end at a double quote.
+what=${what//\"/\'} also=${also//\"/\'}
 # Words go to GRUB's command line verbatim; keep sed's metacharacters out.
-esc_extra=$(printf '%s' "$extra" | sed 's/[&/\]/\\&/g')
+esc() { printf '%s' "$1" | sed 's/[&/\]/\\&/g'; }
+esc_extra=$(esc "$extra")
 [[ $entry =~ ^[0-9]+$ ]] || { echo "mkiso: --entry wants a number" >&2; exit 2; }
 # A line holding only @MODULE@ becomes the module lines, indented as it was.
-sed -e "s/@EXTRA@/$esc_extra/" -e "s/^set default=0$/set default=$entry/" \
+sed -e "s/@EXTRA@/$esc_extra/" -e "s/@WHAT@/$(esc "$what")/" \
+	-e "s/@ALSO@/$(esc "$also")/" -e "s/^set default=0$/set default=$entry/" \
 	boot/grub.cfg | while IFS= read -r line; do
-	if [[ $line =~ ^([[:space:]]*)@MODULE@[[:space:]]*$ ]]; then
+	if [[ $line =~ ^[[:space:]]*@ACPI@[[:space:]]*$ ]]; then
+		[[ -z $acpi_line ]] || printf 'insmod acpi\n%s\n' "$acpi_line"
+	elif [[ $line =~ ^([[:space:]]*)@MODULE@[[:space:]]*$ ]]; then
 		for m in "${modules[@]}"; do
 			printf '%s%s\n' "${BASH_REMATCH[1]}" "$m"
 		done

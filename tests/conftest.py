@@ -86,9 +86,11 @@ def iso_with(iso, tmp_path):
     """iso_with("words") -> an ISO whose kernel command line has the words."""
     from harness import make_iso
 
-    def build(cmdline=None, tasks=None, entry=0, omit_program=None):
+    def build(cmdline=None, tasks=None, entry=0, omit_program=None,
+              acpi_tables=()):
         return make_iso(tmp_path / "custom.iso", cmdline=cmdline, tasks=tasks,
-                        entry=entry, omit_program=omit_program)
+                        entry=entry, omit_program=omit_program,
+                        acpi_tables=acpi_tables)
     return build
 
 

@@ -7,7 +7,7 @@
  *   schedsim --sched NAME --cpus M --slots T [--seed S]
  *            [--ticks aligned|staggered] [--param NAME=VALUE]...
  *            [--quantum-us Q] [--cxs-us C] [--summary-only] [--timing]
- *            [--dump-at SLOT] [--at-events]
+ *            [--dump-at SLOT] [--at-events] [--locks]
  *            [--bus WSS_BYTES[,LINE_BYTES[,Q_BUS_CYCLES]]] FILE.tasks
  *
  * An event-driven scheduler (pfp) runs for T quanta of Q microseconds on
@@ -34,8 +34,14 @@
  * {"name", "description", "ticks": "aligned"|"staggered", "driven":
  * "boundaries"|"events"|"microseconds", "ordered", "params": [...],
  * "at": [the `at` actions it takes], "complete", "servers", "dump",
- * "summary"} -- for tests and tools that go through every plugin without
+ * "summary", "locks": [the protocols its lock variant runs]} -- for tests
+ * and tools that go through every plugin without
  * naming one (docs/writing-a-scheduler.md). Needs no other argument.
+ *
+ * --locks: a set with resources (docs/locking.md) also prints each lock
+ * event as a JSON line, {"lock": KIND, "at": T, ...}, in the order they
+ * happen, before the slot's line (quantum-driven: "at" is the boundary).
+ * The summary's per-task "lock" objects come with or without it.
  *
  * Tasks given exec= end their jobs early: a quantum-driven run follows the
  * kernel's rules for them (tools/schedsim_exec.h) and prints what executes
@@ -83,7 +89,7 @@ static void usage(void)
 		"       schedsim --sched NAME --cpus M --slots T [--seed S]\n"
 		"                [--ticks aligned|staggered] [--param NAME=VALUE]...\n"
 		"                [--quantum-us Q] [--cxs-us C] [--summary-only]\n"
-		"                [--timing] [--dump-at SLOT] [--at-events]\n"
+		"                [--timing] [--dump-at SLOT] [--at-events] [--locks]\n"
 		"                [--bus WSS_BYTES[,LINE_BYTES[,Q_BUS_CYCLES]]]\n"
 		"                  (defaults: 32-byte lines, 20000 bus cycles per quantum)\n"
 		"                FILE.tasks\n"
@@ -147,9 +153,17 @@ static void list_plugins(void)
 				sep = ", ";
 			}
 		printf("], \"complete\": %s, \"servers\": %s, \"dump\": %s, "
-		       "\"summary\": %s}\n", json_bool(p->complete != 0),
+		       "\"summary\": %s, \"locks\": [", json_bool(p->complete != 0),
 		       json_bool(p->arrive != 0), json_bool(p->dump != 0),
 		       json_bool(p->summary != 0));
+		sep = "";
+		for (unsigned k = 0; p->locks && k < PROTO_COUNT; k++)
+			if (p->locks->protocols & (1u << k)) {
+				printf("%s\"%s\"", sep, taskset_protocol_name(
+					       (enum taskset_protocol)k));
+				sep = ", ";
+			}
+		printf("]}\n");
 	}
 }
 
@@ -245,16 +259,28 @@ static const struct sched_measure *measure(const void *m, unsigned task)
 	return sched_evsim_measure(m, task);
 }
 
+/* --locks: the set's lock events, as they happen. */
+static void print_lock(void *ctx, const struct sched_lock_event *ev)
+{
+	sched_report_lock(print_text, NULL, ctx, ev, "");
+}
+
+static void print_lock_us(void *ctx, const struct sched_lock_event *ev)
+{
+	sched_report_lock(print_text, NULL, ctx, ev, "_us");
+}
+
 /* An event-driven plugin over slots * quantum_us microseconds. */
 static int run_events(const char *file, const struct sched_plugin *plugin,
 		      const struct sched_config *cfg, uint64_t slots,
-		      uint64_t cxs_us, int summary_only)
+		      uint64_t cxs_us, int summary_only, int locks)
 {
 	const struct taskset *ts = cfg->tasks;
 	struct sched_evsim_out out = { 0 };
 	if (!summary_only)
 		out = (struct sched_evsim_out){ print_segment, print_job,
-						print_note, (void *)ts };
+						print_note, (void *)ts,
+						locks ? print_lock_us : 0 };
 	struct sched_error err = { { 0 } };
 	unsigned line;
 	uint64_t until = slots * cfg->quantum_us;
@@ -274,6 +300,8 @@ static int run_events(const char *file, const struct sched_plugin *plugin,
 	}
 	struct sched_run_us run = { cfg->cpus, until, cfg->quantum_us, cxs_us };
 	unsigned bad;
+	/* The lock variant, for a set with resources. */
+	plugin = sched_evsim_plugin(m);
 	sched_report_summary_us(print_text, NULL, plugin,
 				sched_evsim_plugin_state(m), ts, &run, measure,
 				m, &bad);
@@ -321,7 +349,7 @@ int main(int argc, char **argv)
 	uint64_t cpus = 0, slots = 0, seed = 1;
 	uint64_t quantum_us = SCHED_QUANTUM_US_DEFAULT, cxs_us = 0;
 	int have_slots = 0, summary_only = 0, timing = 0, dump = 0;
-	int at_events = 0;
+	int at_events = 0, locks = 0;
 	uint64_t dump_at = 0;
 	struct sched_param params[MAX_PARAMS];
 	unsigned nparams = 0;
@@ -359,6 +387,8 @@ int main(int argc, char **argv)
 			timing = 1;
 		else if (!strcmp(a, "--at-events"))
 			at_events = 1;
+		else if (!strcmp(a, "--locks"))
+			locks = 1;
 		else if (!strcmp(a, "--bus") && has_val)
 			sim_bus_parse(&bus, argv[++i]);
 		else if (!strcmp(a, "--dump-at") && has_val) {
@@ -440,7 +470,7 @@ int main(int argc, char **argv)
 	}
 	if (plugin->event_us) {
 		int rc = run_events(file, plugin, &cfg, slots, cxs_us,
-				    summary_only);
+				    summary_only, locks);
 		free_plugin_memory();
 		free(choice);
 		taskset_file_free(&ts);
@@ -459,6 +489,12 @@ int main(int argc, char **argv)
 				early.any ? (void *)&early : (void *)choice)) {
 		fprintf(stderr, "%s: %s\n", file, drv.err.msg);
 		return 1;
+	}
+	/* The lock variant, for a set with resources (sched_plugin_for). */
+	plugin = drv.plugin;
+	if (locks && !summary_only) {
+		drv.on_lock = print_lock;
+		drv.lock_ctx = &ts;
 	}
 	at_events = at_events && sched_driver_at_events(&drv);
 	if (bus.on)

@@ -75,11 +75,24 @@ static int check(const char *path)
 			printf(", \"prio\": %u", t->prio);
 		if (t->cpu)
 			printf(", \"cpu\": %u", t->cpu);
+		if (t->ncs) {
+			printf(", \"cs\": [");
+			for (unsigned k = 0; k < t->ncs; k++)
+				printf("%s{\"res\": \"%s\", \"at\": %u, "
+				       "\"len\": %u}", k ? ", " : "",
+				       ts.res[t->cs[k].res].name, t->cs[k].at,
+				       t->cs[k].len);
+			printf("]");
+		}
 		if (t->has_exec)
 			printf(", \"exec\": %u", t->exec);
 		print_args(&ts, t);
 		printf("}\n");
 	}
+	for (unsigned i = 0; i < ts.nres; i++)
+		printf("{\"resource\": \"%s\", \"protocol\": \"%s\"}\n",
+		       ts.res[i].name,
+		       taskset_protocol_name(ts.res[i].protocol));
 	for (unsigned i = 0; i < ts.nevents; i++) {
 		const struct taskset_event *ev = &ts.event[i];
 		if (ev->action == TASKSET_ARRIVE)

@@ -15,6 +15,7 @@ static void taskset_file_free(struct taskset *ts)
 {
 	free(ts->task);
 	free(ts->event);
+	free(ts->res);
 	free(ts->argbuf);
 	*ts = (struct taskset){ 0 };
 }
@@ -39,10 +40,12 @@ static int taskset_file_load(const char *path, struct taskset *ts)
 	ts->max_tasks = (unsigned)lines;
 	ts->event = calloc(lines, sizeof(struct taskset_event));
 	ts->max_events = (unsigned)lines;
+	ts->res = calloc(TASKSET_RES_MAX, sizeof(struct resource_spec));
+	ts->max_res = TASKSET_RES_MAX;
 	/* args= words never take more than the file's bytes. */
 	ts->argbuf = malloc(len + 1);
 	ts->argbuf_max = len + 1;
-	if (!ts->task || !ts->event || !ts->argbuf) {
+	if (!ts->task || !ts->event || !ts->res || !ts->argbuf) {
 		fprintf(stderr, "%s: out of memory for %zu lines\n", path, lines);
 		free(text);
 		taskset_file_free(ts);

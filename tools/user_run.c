@@ -18,6 +18,9 @@
  *                       did not get, which its hourglass must see
  *     --jobs N          end at the N-th job's end (RT_SYS_SLEEP_NEXT_PERIOD
  *                       or RT_SYS_END_JOB)
+ *     --writes N        end once the N-th write has been answered (a
+ *                       program that writes and then spins ends there,
+ *                       however slowly the host runs it)
  *     --e E --p P --d D --weight W --quantum-us Q --task I --seed S
  *     --exec K          the task's exec= (RT_SYS_TASK_INFO)
  *     --args "WORDS"    argv[1..]: WORDS as between the quotes of a task
@@ -30,7 +33,7 @@
  *     --dump-ws FILE    the working set's bytes at the end
  *
  * It prints one JSON object: how the run ended ("exit", "fault", "killed",
- * "time", "jobs"), the exit code or the signal with its address, the
+ * "time", "jobs", "writes"), the exit code or the signal with its address, the
  * console lines, the system calls made (with the job and value of the first
  * 64 RT_SYS_TRACE calls), and the control page's task part.
  *
@@ -65,7 +68,8 @@
 #define CONSOLE_MAX 65536
 
 struct options {
-	uint64_t ms, pause_at, pause_ms, jobs, e, p, d, weight, quantum_us;
+	uint64_t ms, pause_at, pause_ms, jobs, writes, e, p, d, weight;
+	uint64_t quantum_us;
 	uint64_t task, seed, ws, exec;
 	int has_exec;
 	const char *args;
@@ -127,6 +131,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{ "--pause-at", offsetof(struct options, pause_at) },
 		{ "--pause-ms", offsetof(struct options, pause_ms) },
 		{ "--jobs", offsetof(struct options, jobs) },
+		{ "--writes", offsetof(struct options, writes) },
 		{ "--e", offsetof(struct options, e) },
 		{ "--p", offsetof(struct options, p) },
 		{ "--d", offsetof(struct options, d) },
@@ -319,7 +324,8 @@ static int user_range_ok(const struct run *r, uint64_t p, uint64_t len,
 
 static const char *const call_names[RT_SYS_COUNT + 1] = {
 	"exit", "sleep_next_period", "time", "job_info", "write",
-	"wait_release", "end_job", "task_info", "trace", "unknown",
+	"wait_release", "end_job", "task_info", "lock", "unlock", "trace",
+	"unknown",
 };
 
 static void report(struct run *r, const char *end, const char *detail)
@@ -511,6 +517,10 @@ static int syscall_stop(struct run *r, struct user_regs_struct *regs)
 						  0) == (ssize_t)n)
 				r->console_len += n;
 			ret = (int64_t)len;
+			if (o->writes && r->calls[RT_SYS_WRITE] == o->writes) {
+				report(r, "writes", "");
+				return 1;
+			}
 		}
 	}
 	regs->rax = (uint64_t)ret;

@@ -6,10 +6,12 @@
 #include "../../lib/str.h"
 
 #define QEMU_DEBUG_EXIT_PORT 0xf4   /* -device isa-debug-exit,iobase=0xf4 */
-/* QEMU exits with (value << 1) | 1: 33 for a pass, 35 for a fail. Neither
- * is 0 or 1, so a pass cannot be mistaken for QEMU's own exit codes. */
+/* QEMU exits with (value << 1) | 1: 33 for a pass, 35 for a fail, 37 for
+ * a late run. None is 0 or 1, so a pass cannot be mistaken for QEMU's own
+ * exit codes (scripts/run-qemu.sh maps them to make run's). */
 #define EXIT_QEMU_PASS 0x10
 #define EXIT_QEMU_FAIL 0x11
+#define EXIT_QEMU_LATE 0x12
 #define BOCHS_SHUTDOWN_PORT 0x8900  /* Bochs: write "Shutdown" */
 
 static char hv_name[13];
@@ -33,7 +35,7 @@ const char *power_hypervisor(void)
 	return hv_name;
 }
 
-void power_exit(int pass)
+void power_exit(enum power_status status)
 {
 	irq_disable();
 	const char *hv = power_hypervisor();
@@ -41,7 +43,8 @@ void power_exit(int pass)
 		for (;;)
 			cpu_halt();
 	if (str_eq(hv, "TCGTCGTCGTCG") || str_eq(hv, "KVMKVMKVM"))
-		outb(QEMU_DEBUG_EXIT_PORT, pass ? EXIT_QEMU_PASS : EXIT_QEMU_FAIL);
+		outb(QEMU_DEBUG_EXIT_PORT, status == POWER_PASS ? EXIT_QEMU_PASS :
+		     status == POWER_LATE ? EXIT_QEMU_LATE : EXIT_QEMU_FAIL);
 	acpi_power_off();
 	for (const char *s = "Shutdown"; *s; s++)
 		outb(BOCHS_SHUTDOWN_PORT, (uint8_t)*s);

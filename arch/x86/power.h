@@ -6,12 +6,19 @@
  * on bare metal. */
 const char *power_hypervisor(void);
 
+/* How the boot ended (the status of RESULT exit). */
+enum power_status {
+	POWER_FAIL = 0,
+	POWER_PASS = 1,
+	POWER_LATE = 2,     /* the run completed, but its time was not kept */
+};
+
 /*
  * Ends the run: under QEMU through isa-debug-exit with a code that tells
- * pass from fail; elsewhere ACPI S5, then Bochs's shutdown port, then every
- * CPU halts. Never returns.
+ * the statuses apart; elsewhere ACPI S5, then Bochs's shutdown port, then
+ * every CPU halts. Never returns.
  */
-void power_exit(int pass) __attribute__((noreturn));
+void power_exit(enum power_status status) __attribute__((noreturn));
 
 /* From now on power_exit halts every CPU instead: the last screen stays up
  * (the command-line word end=halt; tests take a screenshot then). */

@@ -307,6 +307,13 @@ void options_parse(const char *cmdline)
 		} else if (cmdline_key_is(&w, "irqcheck")) {
 			options.irqcheck = (enum irqcheck_mode)one_of(
 				&w, irqcheck_names, 3, options.irqcheck);
+		} else if (cmdline_key_is(&w, "timing")) {
+			if (cmdline_value_is(&w, "virtual"))
+				options.timing = TIMING_VIRTUAL;
+			else if (cmdline_value_is(&w, "real"))
+				options.timing = TIMING_REAL;
+			else
+				bad(&w, "virtual or real", "none");
 		} else if (cmdline_key_is(&w, "irq_cpu")) {
 			number(&w, &options.irq_cpu, 0, MAX_CPUS - 1, "0");
 		} else if (cmdline_key_is(&w, "sched")) {

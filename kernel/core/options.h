@@ -60,6 +60,14 @@ enum arrivals_mode {
 	ARRIVALS_IRQ,
 };
 
+/* timing=: the clock the boot was started on, as `make run` says it
+ * (TIMING=); the kernel cannot tell, and only reports it. */
+enum timing_mode {
+	TIMING_UNSTATED,
+	TIMING_VIRTUAL,     /* QEMU -icount: time advances with instructions */
+	TIMING_REAL,        /* plain TCG, KVM or hardware: the host's clock */
+};
+
 /* irqcheck=: the self-check of an interrupt source instead of a run. */
 enum irqcheck_mode {
 	IRQCHECK_OFF,
@@ -101,6 +109,7 @@ struct kernel_options {
 	enum late_mode late_mode;
 	enum arrivals_mode arrivals;
 	enum irqcheck_mode irqcheck;
+	enum timing_mode timing;
 	uint64_t irq_cpu;   /* the CPU the arrival interrupts go to */
 	/* Scheduler parameters (gdq_T=40 ...), handed to the plugin. */
 	struct sched_param params[8];

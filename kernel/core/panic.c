@@ -79,7 +79,7 @@ static void __attribute__((noreturn)) finish(const char *reason)
 {
 	stop_other_cpus();
 	kprintf("RESULT exit status=fail reason=%s\n", reason);
-	power_exit(0);
+	power_exit(POWER_FAIL);
 }
 
 /* Only the first CPU to fail reports; a second one waits for its NMI. */

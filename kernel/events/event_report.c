@@ -278,3 +278,23 @@ uint64_t evrep_print(const struct sched_plugin *plugin, void *s,
 	}
 	return misses;
 }
+
+unsigned evrep_windows_over(uint64_t slack_us, const int *plan_over,
+			    unsigned *checked, unsigned *within)
+{
+	unsigned over = 0;
+	*checked = *within = 0;
+	for (unsigned i = 0; i < ev.ts->ntasks; i++) {
+		const struct sched_measure *m = &ev.m[i];
+		const struct task_spec *sp = &ev.ts->task[i];
+		if (!sp->server.kind || !m->top)
+			continue;
+		(*checked)++;
+		if (m->window.max_us > sp->server.budget_us + slack_us &&
+		    !(plan_over && plan_over[i]))
+			over++;
+		else if (m->window.max_us > sp->server.budget_us)
+			(*within)++;
+	}
+	return over;
+}

@@ -50,6 +50,13 @@ uint64_t evrep_print(const struct sched_plugin *plugin, void *s,
 		     const struct taskset *ts, const struct evrep_run *run,
 		     unsigned *window_bad);
 
+/* After evrep_print: of the servers the window check applies to
+ * (*checked), those that ran more than their budget + slack_us in some
+ * window -- unless plan_over (per entry; may be NULL) says the plan's own
+ * window was over too; *within: the others over their budget alone. */
+unsigned evrep_windows_over(uint64_t slack_us, const int *plan_over,
+			    unsigned *checked, unsigned *within);
+
 /* The summary line evrep_print printed, without its newline (for the
  * trace dump's TRACE-SUMMARY). */
 const char *evrep_summary(size_t *len);

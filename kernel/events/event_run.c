@@ -13,12 +13,15 @@
 #include "../core/bootmem.h"
 #include "../core/console.h"
 #include "../run/dispatch.h"
+#include "../run/lock.h"
 #include "event_report.h"
 #include "event_work.h"
 #include "../core/options.h"
 #include "../time/quantum_clock.h"
 #include "../run/run_report.h"
 #include "../run/sched_run.h"
+#include "../run/verdict.h"
+#include "event_plan.h"
 #include "../core/smp.h"
 #include "../core/spinlock.h"
 #include "../task/task.h"
@@ -39,8 +42,9 @@ struct ev_cpu {
 	uint64_t next_call;        /* us, or SCHED_NEVER */
 	uint64_t seg_from;         /* the segment in progress began, us */
 	int pending;               /* resched() asked for a call */
-	/* Its timer: interrupts taken, how late they came. */
-	uint64_t wakes, late_max_ns, late_sum_ns;
+	/* Its timer: interrupts taken, how late they came, how many later
+	 * than the verdict tolerates. */
+	uint64_t wakes, late_max_ns, late_sum_ns, late_n;
 } __attribute__((aligned(64)));
 
 struct ev_task {
@@ -348,17 +352,23 @@ static uint64_t on_timer(void *ctx, unsigned cpu, uint64_t u, int missed,
 			 uint64_t entry)
 {
 	(void)ctx;
-	(void)missed;
 	struct cpu_sched *cs = dispatch_me();
 	cs->in_kernel = 1;
 	struct ev_cpu *c = &ev.cpu[cpu];
 	uint64_t ideal = qclock_ideal(cpu, u);
-	uint64_t late = entry > ideal ? tsc_to_ns(entry - ideal) : 0;
+	/* How late the kernel takes it: now, not at the interrupt's entry --
+	 * a handler held up (late_boundary=, as an SMI would) and a time that
+	 * passed while an earlier one was handled are that much later. */
+	(void)missed;
+	uint64_t now_tsc = qclock_now();
+	uint64_t late = now_tsc > ideal ? tsc_to_ns(now_tsc - ideal) : 0;
 	c->wakes++;
 	trace_emit_at(entry, TRACE_TIMER, 0, TRACE_NO_TASK, 0, ideal);
 	c->late_sum_ns += late;
 	if (late > c->late_max_ns)
 		c->late_max_ns = late;
+	if (late > VERDICT_EVENT_TOLERANCE_US * 1000)
+		c->late_n++;
 	spin_lock(&ev.lock);
 	uint64_t now = stamp(u < ev.end_us ? u : ev.end_us);
 	/* Duty 7: completions, then arrivals, then the calls. */
@@ -435,6 +445,50 @@ int event_run_arrive(unsigned server, uint32_t cost_us, uint64_t irq_tsc)
 	return rc;
 }
 
+/*
+ * A task's lock or unlock (kernel/run/lock.c), on its own CPU: the plugin
+ * takes it at once, at the run clock, and the CPUs it changed decide (the
+ * caller's own switches when its call returns to dispatch); this CPU's
+ * timer comes no later than its new wake.
+ */
+static int lock_op(unsigned task, int unlock, unsigned res, char *why,
+		   size_t size)
+{
+	uint64_t flags = spin_lock_irqsave(&ev.lock);
+	unsigned me = this_cpu()->cpu;
+	int rc = -SCHED_LOCK_EBUSY;
+	uint64_t wake = QCLOCK_NONE;
+	struct sched_error err = { { 0 } };
+	if (!ev.running) {
+		fmt_snprintf(why, size, "the run is not going");
+	} else {
+		uint64_t now = stamp(0);
+		rc = ev.plugin->lock_op(ev.s, task, unlock, res, now, &err);
+		if (rc)
+			fmt_snprintf(why, size, "%s", err.msg);
+		decide_all(me, now);
+		wake = wake_of(me, now);
+	}
+	spin_unlock_irqrestore(&ev.lock, flags);
+	if (wake != QCLOCK_NONE)
+		qclock_cpu_arm(wake < ev.end_us ? wake : ev.end_us);
+	return rc;
+}
+
+/* Where a task's job is, for its program (rt_abi.h, job_work_ns and
+ * work_tsc): the work of its current job, from its thread's CPU time. Not
+ * under ev.lock: a switch and a lock call come here outside it. */
+static void progress(struct task *t)
+{
+	struct rt_control *c = t->control;
+	uint64_t ran, arrival;
+	uint64_t flags = spin_lock_irqsave(&ev.lock);
+	c->job_index = evwork_job((unsigned)t->index, &ran, &arrival);
+	spin_unlock_irqrestore(&ev.lock, flags);
+	c->job_work_ns = tsc_to_ns(ran);
+	c->work_tsc = rdtsc();
+}
+
 /* arrivals=hpet|uart: a device's arrival, on the CPU that took its
  * interrupt; the TSC it read is that CPU's. A refused one (outside the
  * run, not a server, a full queue) is counted by event_run_arrive. */
@@ -459,7 +513,10 @@ static uint64_t records_needed(uint64_t quantum_us)
 			n += 8 * ((uint64_t)sp->server.rate_hz * ev.end_us /
 				  1000000 + 1);
 		} else if (sp->p) {
-			n += 6 * (ev.end_us / (sp->p * quantum_us) + 1);
+			/* With sections, each job's lock events and blocking
+			 * (kernel/run/lock.c) too. */
+			n += (6 + 5 + 4 * sp->ncs) *
+			     (ev.end_us / (sp->p * quantum_us) + 1);
 		}
 	}
 	return n + 8 * (uint64_t)ev.ts->nevents;
@@ -508,6 +565,13 @@ static int setup(const struct sched_plugin *plugin, const char *file,
 		*reason = "admission";
 		return -1;
 	}
+	/* Its lock variant, for a set with resources (docs/locking.md). */
+	if (!(plugin = sched_plugin_for(plugin, ts, &err))) {
+		kprintf("sched: %s: %s\n", file, err.msg);
+		*reason = "admission";
+		return -1;
+	}
+	ev.plugin = plugin;
 	if (check_work(file, reason))
 		return -1;
 	ev.cpu = bootmem_alloc(cpus * sizeof *ev.cpu);
@@ -527,7 +591,9 @@ static int setup(const struct sched_plugin *plugin, const char *file,
 	}
 	arrival_init(&ev.arr, ts, bootmem_alloc((arrival_generators(ts) + 1) *
 						sizeof(struct arrival_gen)));
-	static struct sched_env env = { env_alloc, env_resched, 0, env_note };
+	static struct sched_env env = { env_alloc, env_resched, 0, env_note,
+					lock_on_event };
+	lock_run_setup(ts, 0);
 	struct sched_config cfg = { .cpus = cpus, .tasks = ts,
 				    .params = options.params,
 				    .nparams = options.nparams, .seed = 1,
@@ -539,7 +605,43 @@ static int setup(const struct sched_plugin *plugin, const char *file,
 		return -1;
 	}
 	evrep_setup(ts, records_needed(quantum_us), JOBS_KEPT);
+	lock_set_op(lock_op);
 	return 0;
+}
+
+/* The verdict's numbers (kernel/run/verdict.h): the timers, the misses
+ * against the plan, the servers' windows. */
+static void judge(const struct sched_plugin *plugin, uint64_t quantum_us,
+		  uint64_t misses)
+{
+	const struct taskset *ts = ev.ts;
+	struct verdict v = {
+		.plugin = plugin->name, .at_events = 1,
+		.quantum_us = quantum_us, .misses = misses,
+		.tolerance_ns = VERDICT_EVENT_TOLERANCE_US * 1000,
+	};
+	for (unsigned k = 0; k < ev.cpus; k++) {
+		v.clock_events += ev.cpu[k].wakes;
+		v.clock_late += ev.cpu[k].late_n;
+		if (ev.cpu[k].late_max_ns > v.late_max_ns)
+			v.late_max_ns = ev.cpu[k].late_max_ns;
+	}
+	struct evplan plan = { 0 };
+	if (evplan_run(plugin, ts, ev.cpus, ev.end_us, quantum_us, &plan,
+		       &v.misses_unchecked_why) == 0) {
+		v.misses_checked = 1;
+		for (unsigned i = 0; i < ts->ntasks; i++) {
+			struct sched_task_stats st = { 0 };
+			plugin->stats(ev.s, i, &st);
+			v.planned += plan.misses[i];
+			if (st.misses > plan.misses[i])
+				v.unplanned += st.misses - plan.misses[i];
+		}
+	}
+	v.windows_over = evrep_windows_over(VERDICT_EVENT_TOLERANCE_US,
+					    plan.window_over, &v.windows,
+					    &v.windows_within);
+	verdict_set(&v);
 }
 
 static void report(const struct sched_plugin *plugin, uint64_t quantum_us)
@@ -572,7 +674,8 @@ static void report(const struct sched_plugin *plugin, uint64_t quantum_us)
 	struct evrep_run run = { ev.cpus, ev.end_us, quantum_us, self, queued,
 				 dropped, wakes, late_max, late_sum, missed };
 	unsigned bad;
-	evrep_print(plugin, ev.s, ts, &run, &bad);
+	uint64_t misses = evrep_print(plugin, ev.s, ts, &run, &bad);
+	judge(plugin, quantum_us, misses);
 }
 
 /* trace=events: the records as docs/trace-format.md's dump, the run
@@ -623,8 +726,9 @@ int event_run(const struct sched_plugin *plugin, const char *file,
 	sched_run_threads_setup(idle);
 	if (sched_run_release(quantum_us, reason))
 		return -1;
-	static const struct dispatch_source source = { answer_of, on_ipi, 1,
-						       job_of };
+	static const struct dispatch_source source = {
+		.answer = answer_of, .on_ipi = on_ipi, .event_driven = 1,
+		.job = job_of, .progress = progress };
 	dispatch_set_source(&source);
 	ev.handed_from = ev.handed_to = 0;
 	trap_set_handler(VEC_ARRIVAL_IPI, on_arrival_ipi);
@@ -633,6 +737,8 @@ int event_run(const struct sched_plugin *plugin, const char *file,
 	/* Slots of 1 us: the clock's boundary u is the run's microsecond u. */
 	qclock_prepare(0, end_us, 1, cpus, LEAD_US, &client);
 	sched_run_fill_controls(quantum_us, qclock_t0());
+	for (unsigned i = 0; i < ntasks; i++)
+		tasks[i].control->flags |= RT_CONTROL_EVENTS;
 	ev.running = 1;
 	/* Time 0 of the run is T0 on this CPU's TSC. */
 	if (arrivals_start(options.arrivals, ts,
@@ -667,8 +773,9 @@ int event_run(const struct sched_plugin *plugin, const char *file,
 		*reason = "sched";
 		return -1;
 	}
-	report(plugin, quantum_us);
+	report(ev.plugin, quantum_us);
+	lock_report(ev.plugin, ev.s);
 	if (tracing)
-		dump_trace(plugin, slots, quantum_us);
+		dump_trace(ev.plugin, slots, quantum_us);
 	return 0;
 }

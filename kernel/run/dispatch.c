@@ -213,6 +213,18 @@ void dispatch_changed(unsigned cpu, uint64_t slot, int task)
 	lapic_send_ipi(percpu[cpu].apic_id, VEC_RESCHED_IPI);
 }
 
+void dispatch_note_progress(struct task *t)
+{
+	if (source && source->progress) {
+		source->progress(t);
+		return;
+	}
+	struct rt_control *c = t->control;
+	c->job_index = t->jobs.done;
+	c->job_work = t->jobs.ran;
+	c->work_slot = dispatch_slot_now();
+}
+
 /* After a switch, on the thread switched to: prev is off this CPU. A CPU
  * that chose prev while it ran here gets it now. */
 static void finish_switch(struct task *prev)
@@ -256,6 +268,7 @@ static void switch_to(struct cpu_sched *cs, struct task *next)
 		/* For the task's own measurements (rt_abi.h): where it runs
 		 * now, and that it was dispatched. */
 		next->control->cpu = this_cpu()->cpu;
+		dispatch_note_progress(next);
 		next->control->dispatches++;
 	}
 	cs->current = next;

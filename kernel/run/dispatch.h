@@ -79,6 +79,11 @@ void dispatch_after_timer(void *ctx, unsigned cpu, struct trap_frame *f);
  * slot its job ended by sleeping may run at once. */
 void dispatch_changed(unsigned cpu, uint64_t slot, int task);
 
+/* Where t's job is, in its control page (lib/rt_abi.h: job_index,
+ * job_work, work_slot), for a program that runs critical sections: done
+ * at every dispatch and when a lock call returns. */
+void dispatch_note_progress(struct task *t);
+
 /* The thread running here (an idle thread, or a task). */
 struct task *dispatch_current(void);
 
@@ -97,6 +102,8 @@ struct dispatch_source {
 	void (*on_ipi)(void);
 	int event_driven;          /* 0: the phase before the release */
 	void (*job)(unsigned task, struct rt_job_info *info);
+	/* Where t's job is, in its control page (dispatch_note_progress). */
+	void (*progress)(struct task *t);
 };
 void dispatch_set_source(const struct dispatch_source *src);
 /* 1 in an event-driven run: the kernel ends the jobs there, so there is

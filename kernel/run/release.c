@@ -194,7 +194,8 @@ int release_phase(unsigned cpus, uint64_t quantum_us, uint64_t timeout_ms)
 	rl.slots = (timeout_ms * 1000 + quantum_us - 1) / quantum_us;
 	if (rl.slots < 2)
 		rl.slots = 2;
-	static const struct dispatch_source source = { answer, on_ipi, 0, 0 };
+	static const struct dispatch_source source = { answer, on_ipi, 0, 0,
+						       0 };
 	dispatch_set_source(&source);
 	static const struct qclock_client client = { on_boundary,
 						     dispatch_after_timer, 0, 0 };

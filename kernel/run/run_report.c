@@ -9,10 +9,12 @@
 #include "../time/clock_stats.h"
 #include "../core/console.h"
 #include "hourglass.h"
+#include "lock.h"
 #include "../core/options.h"
 #include "../time/quantum_clock.h"
 #include "../task/task.h"
 #include "../trace/trace.h"
+#include "verdict.h"
 
 /* Room for the summary line the dump repeats. */
 #define SUMMARY_MAX 65536
@@ -280,6 +282,15 @@ void run_report(const struct sched_plugin *plugin, void *s,
 		qclock_staggered() ? "staggered" : "aligned",
 		(unsigned long long)misses, (unsigned long long)r.missed);
 	clock_stats_report(&r);
+	uint64_t late = 0, late_max = 0;
+	for (unsigned k = 0; k < cpus; k++) {
+		late += qclock_cpu_late(k);
+		if (qclock_cpu_late_max(k) > late_max)
+			late_max = qclock_cpu_late_max(k);
+	}
+	verdict_of_quanta(plugin, s, ts->ntasks, recorded, r.missed, late,
+			  tsc_to_ns(late_max), cpus, qclock_slots(),
+			  qclock_quantum_us());
 	print_tasks(recorded, plugin, s);
 	if (recorded)
 		trace_print_results(recorded);
@@ -287,6 +298,7 @@ void run_report(const struct sched_plugin *plugin, void *s,
 		print_hourglass_unrecorded(cpus);
 	kprintf("RESULT trace cycles_per_record=%llu\n",
 		(unsigned long long)trace_cost_cycles());
+	lock_report(plugin, s);
 	if (recorded && options.trace == TRACE_EVENTS) {
 		describe(plugin, ts, cpus, &summary);
 		trace_dump();

@@ -12,7 +12,9 @@
 #include "../core/options.h"
 #include "../time/quantum_clock.h"
 #include "../core/spinlock.h"
+#include "../../lib/fmt.h"
 #include "../trace/trace.h"
+#include "verdict.h"
 
 /* How many decisions each CPU keeps: a CPU that falls further behind
  * (missed boundaries) takes the newest, and the slots it passed are
@@ -172,6 +174,7 @@ void decide_on_choice(void *ctx, unsigned cpu, uint64_t t, int task)
 	int replaces = find(&dc.ans[cpu], t, &old, &until) == t + 1;
 	remember(cpu, t, task);
 	dc.ans[cpu].given++;
+	verdict_decided(cpu, t, task);
 	if (replaces && dc.changed)
 		dc.changed(cpu, t, task);
 }
@@ -346,23 +349,67 @@ void decide_rearm(void)
 		qclock_cpu_arm(__atomic_load_n(&dc.next, __ATOMIC_ACQUIRE));
 }
 
+/* After a kernel event under the lock at plugin time t: at events, what
+ * runs now may end before the slot every CPU is armed for, so the next
+ * decision comes sooner. Returns 1 when the next decision is now sooner
+ * than `armed` (dc.next before the event): each CPU must re-arm
+ * (finish_sooner). */
+static int bring_forward(uint64_t t, uint64_t armed)
+{
+	if (!dc.at_events || dc.failed)
+		return 0;
+	uint64_t next = next_decision(t);
+	if (next < dc.next) {
+		dc.next = next;
+		uint64_t d = dc.decided ? dc.decided - 1 : 0;
+		if (dc.chain_slot[d % AHEAD] == d + 1 &&
+		    next < dc.chain_next[d % AHEAD])
+			dc.chain_next[d % AHEAD] = next;
+	}
+	return dc.next < armed;
+}
+
+/* After the plugin lock is let go: every other CPU re-arms (decide_rearm)
+ * on the IPI, this one now. */
+static void finish_sooner(void)
+{
+	unsigned me = this_cpu()->cpu;
+	for (unsigned k = 0; k < dc.m; k++)
+		if (k != me)
+			lapic_send_ipi(percpu[k].apic_id, VEC_RESCHED_IPI);
+	decide_rearm();
+}
+
+/* The plugin's clock for a kernel event at CPU time `slot`: the latest
+ * slot decided. */
+static uint64_t plugin_time(uint64_t slot)
+{
+	if (!dc.ordered && dc.decided && dc.decided - 1 > slot)
+		return dc.decided - 1;
+	return slot;
+}
+
+/* At events, slot t may not be decided (nothing was due in it): a call at
+ * every boundary would have decided it before the event, and the event's
+ * reschedules replace those answers. Returns dc.next before that (for
+ * bring_forward). */
+static uint64_t decided_to(uint64_t t)
+{
+	uint64_t armed = dc.next;
+	if (dc.at_events && dc.decided <= t)
+		boundary_at_events(t);
+	return armed;
+}
+
 int decide_event(enum sched_driver_event ev, unsigned task, uint64_t slot,
 		 int *again)
 {
 	uint64_t flags = irq_save();
 	lock();
-	/* The plugin's clock is the latest slot decided. */
-	uint64_t t = slot;
-	if (!dc.ordered && dc.decided && dc.decided - 1 > t)
-		t = dc.decided - 1;
-	int rc = 0, sooner = 0;
+	uint64_t t = plugin_time(slot);
+	int rc = 0;
 	sched_span_start(task, t);
-	/* At events, slot t may not be decided (nothing was due in it): a
-	 * call at every boundary would have decided it before the event,
-	 * and the event's reschedules replace those answers. */
-	uint64_t armed = dc.next;
-	if (dc.at_events && dc.decided <= t)
-		boundary_at_events(t);
+	uint64_t armed = decided_to(t);
 	struct answers *mine = &dc.ans[this_cpu()->cpu];
 	uint64_t given = mine->given;
 	if (!dc.failed && sched_driver_event(dc.d, ev, task, t)) {
@@ -371,28 +418,34 @@ int decide_event(enum sched_driver_event ev, unsigned task, uint64_t slot,
 	}
 	if (again)
 		*again = mine->given != given;
-	if (dc.at_events && !dc.failed) {
-		/* What runs now may end before the slot every CPU is armed
-		 * for: each re-arms (decide_rearm) on the IPI. */
-		uint64_t next = next_decision(t);
-		if (next < dc.next) {
-			dc.next = next;
-			uint64_t d = dc.decided ? dc.decided - 1 : 0;
-			if (dc.chain_slot[d % AHEAD] == d + 1 &&
-			    next < dc.chain_next[d % AHEAD])
-				dc.chain_next[d % AHEAD] = next;
-		}
-		sooner = dc.next < armed;
-	}
+	int sooner = bring_forward(t, armed);
 	trace_emit(TRACE_SCHED_END, 0, task, 0, t);
 	unlock();
-	if (sooner) {
-		unsigned me = this_cpu()->cpu;
-		for (unsigned k = 0; k < dc.m; k++)
-			if (k != me)
-				lapic_send_ipi(percpu[k].apic_id, VEC_RESCHED_IPI);
-		decide_rearm();
+	if (sooner)
+		finish_sooner();
+	irq_restore(flags);
+	return rc;
+}
+
+int decide_lock(unsigned task, int release, unsigned res, uint64_t slot,
+		char *why, size_t size)
+{
+	uint64_t flags = irq_save();
+	lock();
+	uint64_t t = plugin_time(slot);
+	int rc = -SCHED_LOCK_EBUSY;
+	sched_span_start(task, t);
+	uint64_t armed = decided_to(t);
+	if (!dc.failed) {
+		rc = sched_driver_lock_op(dc.d, task, release, res, t);
+		if (rc)
+			fmt_snprintf(why, size, "%s", dc.d->err.msg);
 	}
+	int sooner = bring_forward(t, armed);
+	trace_emit(TRACE_SCHED_END, 0, task, 0, t);
+	unlock();
+	if (sooner)
+		finish_sooner();
 	irq_restore(flags);
 	return rc;
 }

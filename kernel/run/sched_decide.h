@@ -15,6 +15,7 @@
 #ifndef KERNEL_SCHED_DECIDE_H
 #define KERNEL_SCHED_DECIDE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "../../sched/driver.h"
@@ -69,6 +70,15 @@ void decide_rearm(void);
  * reply to the event. Returns 0, or -1 with the driver's message. */
 int decide_event(enum sched_driver_event ev, unsigned task, uint64_t slot,
 		 int *again);
+
+/*
+ * A task's program locks (unlock = 0) or unlocks resource res at CPU time
+ * `slot` (the lock variant's lock_op, under the plugin lock); the next
+ * decision is brought forward to where it takes effect. Returns 0, or a
+ * negative SCHED_LOCK_E* with the plugin's message in why.
+ */
+int decide_lock(unsigned task, int unlock, unsigned res, uint64_t slot,
+		char *why, size_t size);
 
 /* Any plugin call failed. */
 int decide_failed(void);

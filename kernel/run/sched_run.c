@@ -18,6 +18,7 @@
 #include "dumpstate.h"
 #include "dispatch.h"
 #include "hourglass.h"
+#include "lock.h"
 #include "../task/jobs.h"
 #include "../core/options.h"
 #include "../core/panic.h"
@@ -30,6 +31,7 @@
 #include "syscall.h"
 #include "../task/task.h"
 #include "task_kill.h"
+#include "verdict.h"
 #include "../trace/trace.h"
 
 #define MAX_TASKS 256
@@ -48,8 +50,10 @@
 
 static struct task_spec specs[MAX_TASKS];
 static struct taskset_event events[MAX_EVENTS];
+static struct resource_spec resources[TASKSET_RES_MAX];
 static struct taskset ts = { .task = specs, .max_tasks = MAX_TASKS,
-			      .event = events, .max_events = MAX_EVENTS };
+			     .event = events, .max_events = MAX_EVENTS,
+			     .res = resources, .max_res = TASKSET_RES_MAX };
 static struct sched_driver drv;
 /* For GDB (tools/gdb): the running plugin and its state. */
 const struct sched_driver *const sched_run_driver = &drv;
@@ -165,9 +169,14 @@ static int check_work(const struct sched_plugin *plugin, const char *file,
 }
 
 /* What the run will take from memory: the tasks and the trace. */
-static int check_memory(uint64_t records, const char **reason)
+static int check_memory(uint64_t records, uint64_t qslots,
+			const char **reason)
 {
 	uint64_t need = records * sizeof(struct trace_rec) * cpus;
+	/* With the records: the decisions (verdict.c) and the executed
+	 * schedule (lib/trace_stats), one int per CPU and slot each. */
+	if (options.record)
+		need += 2 * qslots * cpus * sizeof(int32_t);
 	for (unsigned i = 0; i < ts.ntasks; i++)
 		need += TASK_FIXED_BYTES + specs[i].ws + 65536;
 	uint64_t have = bootmem_free_bytes();
@@ -189,7 +198,10 @@ static uint64_t trace_records_needed(uint64_t slots)
 	uint64_t releases = 0;
 	for (unsigned i = 0; i < ts.ntasks; i++)
 		if (specs[i].p)
-			releases += slots / specs[i].p + 1;
+			/* Each job: its release, and with critical sections
+			 * its lock events and blocking (kernel/run/lock.c). */
+			releases += (slots / specs[i].p + 1) *
+				    (1 + (ts.nres ? 5 + 4 * specs[i].ncs : 0));
 	uint64_t n = slots * RECORDS_PER_SLOT + releases + RECORDS_SPARE;
 	return n < 0xffffffffu ? n : 0xffffffffu;
 }
@@ -211,6 +223,12 @@ static void fill_control(struct task *t, uint64_t quantum_us,
 	c->epoch_tsc = epoch_tsc;
 	c->gap_threshold_cycles = hourglass_threshold();
 	c->seed = 0x9e3779b97f4a7c15ull ^ (uint64_t)(t->index + 1);
+	c->ncs = t->spec->ncs;
+	for (unsigned k = 0; k < t->spec->ncs && k < RT_CS_MAX; k++) {
+		c->cs_res[k] = t->spec->cs[k].res;
+		c->cs_at[k] = t->spec->cs[k].at;
+		c->cs_len[k] = t->spec->cs[k].len;
+	}
 	if (str_eq(power_hypervisor(), "TCGTCGTCGTCG"))
 		c->flags |= RT_CONTROL_PAUSE;
 	if ((t->prog_flags & RT_PROG_OTHER_PAGE) && ntasks > 1)
@@ -324,7 +342,7 @@ int sched_run_prepare(const struct sched_plugin *plugin, const char *file,
 	if (check_work(plugin, file, reason))
 		return -1;
 	uint64_t records = trace_records_needed(slots);
-	if (check_memory(records, reason))
+	if (check_memory(records, slots, reason))
 		return -1;
 	smp_run_on_all(cpu_prepare, 0, 1000000);
 	if (make_tasks(reason))
@@ -346,9 +364,12 @@ int sched_run_quanta(const struct sched_plugin *plugin, const char *file,
 		kprintf("sched: schedule=off: %s is quantum-driven; only event "
 			"runs leave out their schedule's lines\n", name);
 	int staggered = plugin->staggered;
+	/* Lock operations come from the tasks' programs (kernel/run/lock.c),
+	 * not from the cs= of the file. */
 	struct sched_config cfg = { .cpus = cpus, .staggered = staggered,
 				    .tasks = &ts, .params = options.params,
-				    .nparams = options.nparams, .seed = 1 };
+				    .nparams = options.nparams, .seed = 1,
+				    .program_locks = 1 };
 	/* Only a plugin that names its next event can run at events. */
 	decide_setup(&drv, plugin->ordered,
 		     options.events && plugin->next_event != 0, cpus,
@@ -360,6 +381,8 @@ int sched_run_quanta(const struct sched_plugin *plugin, const char *file,
 		*reason = "admission";
 		return -1;
 	}
+	lock_run_setup(&ts, 1);
+	drv.on_lock = lock_on_event;
 	coldcache_freeze(specs, ts.ntasks * sizeof specs[0], &drv, sizeof drv);
 	if (options.optime)
 		start_optime(plugin);
@@ -372,6 +395,9 @@ int sched_run_quanta(const struct sched_plugin *plugin, const char *file,
 		return -1;
 	}
 	trace_reset();
+	/* The decisions, for the verdict's comparison with what ran. */
+	if (options.record)
+		verdict_decisions_setup(cpus, slots);
 	jobs_setup(&ts, tasks, ntasks);
 	sched_run_threads_setup(idle);
 	if (sched_run_release(quantum_us, reason))
@@ -402,7 +428,8 @@ int sched_run_quanta(const struct sched_plugin *plugin, const char *file,
 		return -1;
 	}
 	dumpstate_end(&drv);
-	run_report(plugin, drv.s, &ts, cpus);
+	/* drv.plugin: the lock variant for a set with resources. */
+	run_report(drv.plugin, drv.s, &ts, cpus);
 	coldcache_report();
 	return 0;
 }

@@ -13,6 +13,7 @@
 #include "../run/sched_decide.h"
 #include "../task/task.h"
 #include "../trace/trace.h"
+#include "lock.h"
 #include "release.h"
 #include "task_kill.h"
 #include "../task/vm.h"
@@ -251,6 +252,8 @@ static const syscall_fn table[RT_SYS_COUNT] = {
 	[RT_SYS_WAIT_RELEASE] = sys_wait_release,
 	[RT_SYS_END_JOB] = sys_end_job,
 	[RT_SYS_TASK_INFO] = sys_task_info,
+	[RT_SYS_LOCK] = lock_sys_lock,
+	[RT_SYS_UNLOCK] = lock_sys_unlock,
 	[RT_SYS_TRACE] = sys_trace,
 };
 

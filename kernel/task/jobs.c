@@ -186,6 +186,40 @@ static void finish(struct task *t, unsigned flag, uint64_t when)
 	s->ran = 0;
 }
 
+/* Slot `slot` was spent spinning. Charges come in slot order, so the
+ * intervals that ended before it are done with. With s->lock. */
+static int spun(struct task_jobs *s, uint64_t slot)
+{
+	while (s->spin_n && s->spin_to[s->spin_first] <= slot) {
+		s->spin_first = (s->spin_first + 1) % TASK_SPINS;
+		s->spin_n--;
+	}
+	return s->spin_n && s->spin_from[s->spin_first] <= slot;
+}
+
+void jobs_spin(struct task *t, uint64_t from)
+{
+	struct task_jobs *s = &t->jobs;
+	uint64_t flags = spin_lock_irqsave(&s->lock);
+	if (s->spin_n == TASK_SPINS) {       /* the oldest: long charged */
+		s->spin_first = (s->spin_first + 1) % TASK_SPINS;
+		s->spin_n--;
+	}
+	unsigned k = (s->spin_first + s->spin_n++) % TASK_SPINS;
+	s->spin_from[k] = from;
+	s->spin_to[k] = UINT64_MAX;
+	spin_unlock_irqrestore(&s->lock, flags);
+}
+
+void jobs_spin_end(struct task *t, uint64_t to)
+{
+	struct task_jobs *s = &t->jobs;
+	uint64_t flags = spin_lock_irqsave(&s->lock);
+	if (s->spin_n)
+		s->spin_to[(s->spin_first + s->spin_n - 1) % TASK_SPINS] = to;
+	spin_unlock_irqrestore(&s->lock, flags);
+}
+
 void jobs_charge(struct task *t, unsigned cpu, uint64_t from, uint64_t to)
 {
 	struct task_jobs *s = &t->jobs;
@@ -193,7 +227,7 @@ void jobs_charge(struct task *t, unsigned cpu, uint64_t from, uint64_t to)
 		return;
 	uint64_t flags = spin_lock_irqsave(&s->lock);
 	for (uint64_t slot = from; slot < to; slot++)
-		if (++s->ran >= t->spec->e)
+		if (!spun(s, slot) && ++s->ran >= t->spec->e)
 			finish(t, TRACE_F_DONE_BUDGET, qclock_ideal(cpu, slot + 1));
 	spin_unlock_irqrestore(&s->lock, flags);
 }

@@ -56,6 +56,12 @@ void jobs_boundary(uint64_t t, unsigned *next_event);
  * CPU last charged). */
 void jobs_charge(struct task *t, unsigned cpu, uint64_t from, uint64_t to);
 
+/* t spins for a resource from slot `from` on (to UINT64_MAX), or stops at
+ * slot `to`: the slots in between are not work, so they do not count
+ * towards its budget (docs/locking.md). Under the plugin's lock. */
+void jobs_spin(struct task *t, uint64_t from);
+void jobs_spin_end(struct task *t, uint64_t to);
+
 /* t said its job is done, at boot-CPU TSC time now. */
 void jobs_complete(struct task *t, uint64_t now);
 

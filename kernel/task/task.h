@@ -27,6 +27,7 @@
 #define TASK_NONE (-1)
 #define TASK_OUT_MAX 2048       /* a task's console buffer */
 #define TASK_WHY_MAX 160
+#define TASK_SPINS 8            /* spin intervals not yet charged past */
 
 enum task_state {
 	TASK_OK,
@@ -47,6 +48,10 @@ struct task_jobs {
 	uint64_t anchor_job, anchor_slot;
 	struct heap_node node;    /* in the release queue while releasing */
 	int queued;
+	/* Slots it spends spinning for a resource are no work (jobs.h,
+	 * jobs_spin): [spin_from, spin_to) in a ring, oldest first. */
+	uint64_t spin_from[TASK_SPINS], spin_to[TASK_SPINS];
+	unsigned spin_first, spin_n;
 };
 
 struct task {
@@ -88,6 +93,12 @@ struct task {
 
 	uint32_t faults;
 	char why[TASK_WHY_MAX];         /* why it was killed */
+
+	/* Locks (kernel/run/lock.c): how many times it acquired each
+	 * resource (a lock call waits for the count to move), its calls
+	 * refused, and the resources released for it at its jobs' ends. */
+	volatile uint32_t lock_acquired[TASKSET_RES_MAX];
+	uint32_t lock_refused, lock_forced;
 };
 
 /* The tasks of the run and one idle thread per CPU. */

@@ -18,6 +18,10 @@ struct clock_cpu {
 	volatile uint64_t serviced, missed;
 	uint64_t stalled;              /* late_mode=stall: 1 + the boundary
 					* stalled for */
+	/* Serviced boundaries entered half a quantum or more after their
+	 * time; the latest any boundary was taken, missed ones (handled in
+	 * an earlier one's interrupt) included, in cycles. */
+	volatile uint64_t late, late_max;
 	volatile int done;
 } __attribute__((aligned(64)));
 
@@ -37,6 +41,7 @@ static struct {
 	struct clock_cpu *cpu;
 	unsigned cpu_capacity;
 	uint64_t late_cycles;     /* late_boundary=: 0, or its delay */
+	uint64_t half_quantum;    /* cycles */
 	void (*poll)(struct trap_frame *f);   /* qclock_set_poll */
 } qclock;
 
@@ -134,6 +139,16 @@ uint64_t qclock_cpu_missed(unsigned cpu)
 	return qclock.cpu[cpu].missed;
 }
 
+uint64_t qclock_cpu_late(unsigned cpu)
+{
+	return qclock.cpu[cpu].late;
+}
+
+uint64_t qclock_cpu_late_max(unsigned cpu)
+{
+	return qclock.cpu[cpu].late_max;
+}
+
 uint64_t qclock_cpu_next(unsigned cpu)
 {
 	return qclock.cpu[cpu].next;
@@ -223,17 +238,28 @@ static void on_timer(struct trap_frame *f)
 		return;
 	}
 	uint64_t bsp_now = now - (uint64_t)percpu[k].tsc_offset;
-	if (i < qclock.slots)
+	if (i < qclock.slots) {
 		c->serviced++;
+		uint64_t ideal = qclock_ideal(k, i);
+		uint64_t late = bsp_now > ideal ? bsp_now - ideal : 0;
+		if (late > c->late_max)
+			c->late_max = late;
+		if (late >= qclock.half_quantum)
+			c->late++;
+	}
 	if (is_late(k, i) && options.late_mode == LATE_HOLD)
 		handle_late(now);
 	i = want(i, qclock.client.boundary(qclock.client.ctx, k, i, 0, bsp_now));
 	/* Boundaries that passed while this one was handled were never
 	 * serviced: count them, never skip them silently. */
-	uint64_t due = 0;
-	while (i < qclock.limit && (due = qclock_ideal(k, i)) <= qclock_now()) {
-		if (i < qclock.slots)
+	uint64_t due = 0, at;
+	while (i < qclock.limit &&
+	       (due = qclock_ideal(k, i)) <= (at = qclock_now())) {
+		if (i < qclock.slots) {
 			c->missed++;
+			if (at - due > c->late_max)
+				c->late_max = at - due;
+		}
 		i = want(i, qclock.client.boundary(qclock.client.ctx, k, i, 1, bsp_now));
 	}
 	c->next = i;
@@ -268,6 +294,7 @@ void qclock_prepare(int staggered, uint64_t slots, uint64_t quantum_us,
 	qclock.sub_rem = quantum_us * tsc.khz % qclock.sub_den;
 	qclock.t0 = qclock_now() + tsc_from_us(lead_us);
 	qclock.late_cycles = tsc_from_us(options.late_us);
+	qclock.half_quantum = (quantum_us * tsc.khz + 1999) / 2000;
 	if (options.late_us && !options.late_all && options.late_cpu >= cpus)
 		kprintf("quantum clock: late_boundary=%u:...: there is no CPU %u "
 			"(%u CPUs); no boundary is late\n", options.late_cpu,

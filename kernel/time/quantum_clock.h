@@ -69,6 +69,11 @@ int qclock_cpu_done(unsigned cpu);
 /* Boundaries CPU cpu serviced on time / missed, in this run. */
 uint64_t qclock_cpu_serviced(unsigned cpu);
 uint64_t qclock_cpu_missed(unsigned cpu);
+/* Of the serviced boundaries, those entered half a quantum or more after
+ * their time; how long after its time the latest boundary was taken,
+ * missed ones included (cycles). */
+uint64_t qclock_cpu_late(unsigned cpu);
+uint64_t qclock_cpu_late_max(unsigned cpu);
 /* The next boundary CPU cpu waits for. */
 uint64_t qclock_cpu_next(unsigned cpu);
 /* After a run some CPU did not finish: "WHO: cpu K stopped at boundary N

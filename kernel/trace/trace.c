@@ -131,6 +131,8 @@ void trace_dump(void)
 	trace_dump_begin(&d, &h->p, h->sched ? h->sched : "none");
 	for (unsigned i = 0; i < h->p.ntasks && h->ts && i < h->ts->ntasks; i++)
 		trace_dump_task(&d, i, &h->ts->task[i]);
+	for (unsigned r = 0; h->ts && r < h->ts->nres; r++)
+		trace_dump_resource(&d, r, &h->ts->res[r]);
 	for (unsigned k = 0; k < h->p.cpus; k++) {
 		uint32_t n;
 		uint64_t dropped;

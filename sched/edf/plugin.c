@@ -127,7 +127,7 @@ static unsigned default_cluster(unsigned cpus)
 
 /* cluster=K: 0 with *k set, or -1 naming the value and the ones that
  * would do (the divisors of M: "1, 2 or 4"). */
-static int cluster_size(const struct sched_config *cfg, unsigned *k,
+int edf_cluster_size(const struct sched_config *cfg, unsigned *k,
 			struct sched_error *err)
 {
 	unsigned m = cfg->cpus;
@@ -163,7 +163,7 @@ static void *cedf_create(const struct sched_config *cfg,
 	enum edf_push_mode mode;
 	unsigned k;
 	if (edf_check_set(cfg, "cedf", err) || push_mode(cfg, &mode, err) ||
-	    cluster_size(cfg, &k, err))
+	    edf_cluster_size(cfg, &k, err))
 		return 0;
 	unsigned n = ts->ntasks ? ts->ntasks : 1;
 	unsigned *home = env->alloc(env->ctx, n * sizeof *home);
@@ -258,7 +258,11 @@ static const char *const cedf_params[] = { "cluster", "edf_cpudl", 0 };
 	.leave = leave, .block = block, .wake = wake, .complete = complete,  \
 	.stats = stats, .dump = dump, .set_clock = set_clock
 
+/* Their variants for sets with resources (sched/lock/plugins.c). */
+extern const struct sched_plugin gedf_locks, pedf_locks, cedf_locks;
+
 const struct sched_plugin gedf = {
+	.locks = &gedf_locks,
 	.name = "gedf",
 	.description = "global EDF: per-CPU queues, push/pull, CPU deadline "
 		       "heap (edf_cpudl=0 heap, 1 fmask, 2 original)",
@@ -269,6 +273,7 @@ const struct sched_plugin gedf = {
 };
 
 const struct sched_plugin pedf = {
+	.locks = &pedf_locks,
 	.name = "pedf",
 	.description = "partitioned EDF, first-fit decreasing by density",
 	.create = pedf_create,
@@ -278,6 +283,7 @@ const struct sched_plugin pedf = {
 };
 
 const struct sched_plugin cedf = {
+	.locks = &cedf_locks,
 	.name = "cedf",
 	.description = "clustered EDF: cluster=K CPUs per cluster (K divides "
 		       "M; default M/2 for even M, else M), tasks first-fit "

@@ -20,4 +20,9 @@ int edf_check_set(const struct sched_config *cfg, const char *name,
 int edf_admit_global(const struct taskset *ts, unsigned cpus,
 		     const struct sched_env *env, struct sched_error *err);
 
+/* cedf's cluster=K (default M/2 for an even M, else M): 0 with *k set, or
+ * -1 naming the value and the divisors of M that would do. */
+int edf_cluster_size(const struct sched_config *cfg, unsigned *k,
+		     struct sched_error *err);
+
 #endif

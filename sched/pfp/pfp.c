@@ -360,7 +360,11 @@ static void *create(const struct sched_config *cfg,
 	return s;
 }
 
+/* Its variant for sets with resources (sched/lock/lpfp.c). */
+extern const struct sched_plugin pfp_locks;
+
 const struct sched_plugin pfp_plugin = {
+	.locks = &pfp_locks,
 	.name = "pfp",
 	.description = "partitioned fixed priority (SCHED_FIFO), event-driven "
 		       "in microseconds, with polling, sporadic and hybrid "

@@ -147,10 +147,17 @@ def test_make_run_and_bochs_exit_status_follows_the_result():
         bad = make(target, "selftest=pf_ap")
         assert bad.returncode != 0, target
         assert "RESULT exit status=fail reason=exception" in bad.stdout
-    # A misspelt SCHED= is named with the schedulers there are; it used to
-    # fall back to the self-measurement and pass.
+    # A run made late (here on purpose) is neither: make's own status is
+    # 2, as for any failed step, and the step's status 3 says late.
+    late = make("run", "slots=20 late_boundary=0:5:2500", "SCHED=pd2")
+    assert late.returncode == 2
+    assert "RESULT exit status=late reason=boundaries" in late.stdout
+    assert "boot-run] Error 3" in late.stderr, late.stderr
+    # A misspelt SCHED= is named with the schedulers there are, before
+    # anything is built or booted; it used to fall back to the
+    # self-measurement and pass.
     typo = make("run", "slots=100", "SCHED=typo")
-    assert typo.returncode != 0
-    assert f"'sched=typo': no such scheduler; this kernel has " \
-        f"{' '.join(schedulers())}" in typo.stdout, typo.stdout[-3000:]
-    assert "RESULT exit status=fail reason=cmdline" in typo.stdout
+    assert typo.returncode == 2
+    assert f"make: SCHED=typo: no such scheduler; there are: " \
+        f"{' '.join(schedulers())}" in typo.stderr, typo.stderr[-3000:]
+    assert "RESULT" not in typo.stdout

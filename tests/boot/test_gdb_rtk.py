@@ -135,7 +135,9 @@ def test_rtk_matches_the_kernels_dump(iso_with, tmp_path, stub, sched,
         boot = m.finish()
     finally:
         m.kill()
-    assert boot.passed, boot.tail() + out + err
+    # Stopped in GDB, the run's clock went on: it ends late
+    # (docs/running.md, "Debugging"), its numbers still all reported.
+    assert boot.finished, boot.tail() + out + err
     label = "end" if when == "end" else f"slot {when}"
     printed = [l.strip()[len("STATE "):] for l in between(
         boot.serial.replace("\r", ""), f"STATE begin {label}", "STATE end")]

@@ -82,7 +82,9 @@ def test_tasks_threads_control_page_and_trace(iso_with, tmp_path):
     finally:
         m.kill()
     text = out + err
-    assert boot.passed, boot.tail() + text
+    # Stopped in GDB, the run's clock went on: it ends late
+    # (docs/running.md, "Debugging"), its numbers still all reported.
+    assert boot.finished, boot.tail() + text
     serial = boot.serial.replace("\r", "")
     names = re.findall(r"^task (\S+)", SET, re.M)
 
@@ -165,7 +167,9 @@ continue
     finally:
         m.kill()
     text = out + err
-    assert boot.passed, boot.tail() + text
+    # Stopped in GDB, the run's clock went on: it ends late
+    # (docs/running.md, "Debugging"), its numbers still all reported.
+    assert boot.finished, boot.tail() + text
     r = re.search(r"^RING3 thread=(\d+) cs=(\S+) ss=(\S+) gs_base=(\S+)$",
                   out, re.M)
     assert r, text

@@ -113,3 +113,21 @@ def test_a_bad_user_progs_dir_is_named(tmp_path):
                                f"USER_PROGS_DIR={d}", "user"],
                               capture_output=True, text=True, timeout=120)
         assert proc.returncode != 0 and words in proc.stderr, (d, proc.stderr)
+
+
+def test_menu_entries_are_named_after_what_they_boot(iso, iso_with,
+                                                     tmp_path):
+    """The first entry says which scheduler runs over which task set (or,
+    without one, the self-measurement); the others add the words given."""
+    plain = [t for t, _ in menu_modules(
+        (extract(iso, tmp_path / "plain") / "grub" / "grub.cfg").read_text())]
+    assert plain[0] == "rtk: measure the aligned and staggered quantum clocks"
+    assert all("@" not in t for t in plain), plain
+    tasks = tmp_path / "two.tasks"
+    tasks.write_text("task A e=1 p=2\n")
+    words = "sched=gedf slots=40 timing=virtual"
+    tree = extract(iso_with(words, tasks=tasks), tmp_path / "run")
+    titles = [t for t, _ in menu_modules(
+        (tree / "grub" / "grub.cfg").read_text())]
+    assert titles[0] == "rtk: run gedf over two.tasks (slots=40 timing=virtual)"
+    assert titles[1:] == [f"{t} ({words})" for t in plain[1:]]

@@ -119,11 +119,13 @@ def schedule_lines(serial):
             if l.strip().startswith("{")]
 
 
-def boot_run(iso_with, sched, cpus, tasks, words=(), slots=SLOTS):
+def boot_run(iso_with, sched, cpus, tasks, words=(), slots=SLOTS,
+             late=False):
+    """late: the run is made late on purpose (late_boundary=)."""
     iso = iso_with(" ".join([f"sched={sched}", f"slots={slots}", *words]),
                    tasks=tasks)
     boot = qemu(iso, smp=cpus, icount=ICOUNT)
-    assert boot.passed, boot.tail()
+    assert (boot.late if late else boot.passed), boot.tail()
     return boot
 
 
@@ -265,7 +267,8 @@ def test_a_slot_its_cpu_passed_late_ends_the_job_as_the_plugin_does(
     released it after a sleep; not job 2), each under a quantum."""
     tasks = write_set(tmp_path, "late", "task L e=1 p=4 work=latency\n")
     boot = boot_run(iso_with, "pedf", 2, tasks,
-                    ("late_boundary=0:8:1500", f"events={events}"), slots=40)
+                    ("late_boundary=0:8:1500", f"events={events}"), slots=40,
+                    late=True)
     assert boot.result("sched")["boundary_missed"] == "1"
     r = task_results(boot)["L"]
     assert (r["jobs"], r["misses"], r["lat_n"]) == ("10", "0", "8"), r

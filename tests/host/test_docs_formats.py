@@ -206,8 +206,8 @@ def plant(tree, path, old, new):
 
 
 def test_planted_task_key_and_word_are_caught(tree):
-    plant(tree, "lib/taskset.c", '{ "exec", 0, 0, 0, 0 },\n};',
-          '{ "exec", 0, 0, 0, 0 }, { "burst", 2, 0, 0, 0 },\n};')
+    plant(tree, "lib/taskset.c", '{ "cs", 0, 0, 0, 1 },\n};',
+          '{ "cs", 0, 0, 0, 1 }, { "burst", 2, 0, 0, 0 },\n};')
     plant(tree, "lib/taskset.c", '{ "immediate", "gradual" }',
           '{ "immediate", "gradual", "lazy" }')
     plant(tree, "lib/taskset.h", "#define TASKSET_MAX_REPL_LIMIT 4096",

@@ -349,7 +349,8 @@ NOTE_HEADER = struct.Struct("<III")
 ENDS_JOBS, NEEDS_PERIODS, SYNC_RELEASE, OTHER_PAGE, RELOAD = 1, 2, 4, 8, 16
 DECLARED = {"backtest": ENDS_JOBS | NEEDS_PERIODS, "latency": ENDS_JOBS,
             "rtspin": ENDS_JOBS | NEEDS_PERIODS | SYNC_RELEASE,
-            "bad_write_other": OTHER_PAGE, "writer": RELOAD}
+            "bad_write_other": OTHER_PAGE, "writer": RELOAD,
+            "locker": NEEDS_PERIODS}
 
 
 @pytest.mark.parametrize("name", PROGRAMS)

@@ -19,7 +19,7 @@ sys.path.insert(0, str(ROOT / "tools/experiments"))
 import common  # noqa: E402,F401  (puts tools/bench on the path)
 import kernel_overheads as ko  # noqa: E402
 
-KERNEL = ("pd2", "spd2", "gedf", "pedf", "ngedf")
+KERNEL = ("pd2", "spd2", "gedf", "pedf", "ngedf", "cedf")
 OV_HEADERS = common.bench_module("overheads").HEADERS
 RELOAD_HEADERS = ["timing", "cpus", "ws_bytes", "lines",
                   "steady_cycles_per_line", "preempt_n", "preempt_cycles",
@@ -123,6 +123,8 @@ def test_load_picks_worst_case_on_four_cpus(tmp_path, clean_env):
     assert c.sched == pytest.approx(5000 * 10 / 1000)
     assert c.tick == pytest.approx((5000 * 10 + 2) / 1000)
     assert c.reload == pytest.approx(3.0)             # migrate, 1000 MHz
+    # C-EDF pays cedf's (k = 5), not gedf's.
+    assert ov.costs("C-EDF", 10, 4).sched == pytest.approx(6000 * 10 / 1000)
     assert ov.reload_us(64) == pytest.approx(20.0)     # preempt, 2000 MHz
     assert ov.reload_us(34) == pytest.approx(11.5)
     assert "litmus_overheads" in " ".join(ov.sources)
@@ -188,10 +190,35 @@ def nst_sets():
             for d in nst.DISTS for cap in plan["caps"]}, plan
 
 
+def ffd_ref(us, bins, capacity):
+    """First-fit decreasing: the bins' sums and largest items, or None when
+    an item fits in no bin."""
+    sums, tops = [0.0] * bins, [0.0] * bins
+    for u in sorted(us, reverse=True):
+        k = next((k for k in range(bins) if sums[k] + u <= capacity), None)
+        if k is None:
+            return None
+        sums[k] += u
+        tops[k] = max(tops[k], u)
+    return sums, tops
+
+
+def cedf_fits(us, m, k, hard):
+    """C-EDF, clusters of k CPUs: placed first-fit decreasing within k
+    (sched/edf/partition.c), then GFB on k CPUs per used cluster when
+    hard."""
+    got = ffd_ref(us, m // k, k)
+    if got is None:
+        return False
+    return not hard or all(s <= k - (k - 1) * t for s, t in zip(*got)
+                           if s > 0)
+
+
 def test_zero_overhead_is_the_uninflated_tests(tmp_path):
-    """GFB (hard G-EDF), U <= M (soft G-EDF, NG-EDF) and whole quanta
-    (PD2: sum ceil(e/Q) / (p/Q) <= M), worked out here for the same sets:
-    the experiment's fractions equal them at every WSS."""
+    """GFB (hard G-EDF), U <= M (soft G-EDF, NG-EDF), whole quanta (PD2:
+    sum ceil(e/Q) / (p/Q) <= M) and C-EDF (first-fit decreasing onto two
+    clusters of 2, GFB on 2 CPUs in each when hard), worked out here for
+    the same sets: the experiment's fractions equal them at every WSS."""
     uniform(tmp_path, 0)
     sec = run_ok("litmus_schedulability", tmp_path)
     got = nst_fractions(tmp_path)
@@ -208,13 +235,21 @@ def test_zero_overhead_is_the_uninflated_tests(tmp_path):
     def pfair(s):
         return sum(math.ceil(e / q) / (p // q) for e, p in s) <= m
 
+    def cedf_hard(s):
+        return cedf_fits([e / p for e, p in s], m, 2, True)
+
+    def cedf_soft(s):
+        return cedf_fits([e / p for e, p in s], m, 2, False)
+
     seen = 0
     for (d, cap), group in sets.items():
         for w in plan["wss"]:
             for rt, plugin, test in (("hard", "G-EDF", gfb),
                                      ("soft", "G-EDF", soft),
                                      ("soft", "NG-EDF", soft),
-                                     ("hard", "PD2", pfair)):
+                                     ("hard", "PD2", pfair),
+                                     ("hard", "C-EDF", cedf_hard),
+                                     ("soft", "C-EDF", cedf_soft)):
                 want = sum(map(test, group)) / len(group)
                 assert got[d, str(w), rt, plugin, str(cap)] == \
                     pytest.approx(want), (d, cap, w, rt, plugin)
@@ -284,3 +319,141 @@ def test_rnp_tiny_sets_bound_by_utilisation(tmp_path):
     heavy = [(m, tasks[d, k]) for (rt, d, w, a, k), m in rnp_of.items()
              if d in ("H", "exp-H") and a == "P-EDF"]
     assert heavy and all(m >= n - 1 for m, n in heavy)
+
+
+# ---------------------------------------------------------------- C-EDF
+
+ZERO = ko.Costs(0, 0, 0, 0, 0)
+
+
+def random_sets(per_cap=6, seed=22):
+    """The experiment's generator over caps from 0.55 to 4.8, so that sets
+    fitting one cluster of 2 (U < 2) and sets above M = 4 are among them.
+    A set's total is its cap, so no cap is a whole number: a total of
+    exactly 2 or 4 would be summed in a float in one order here and in
+    another by the test."""
+    import exp_litmus_schedulability as nst
+    rng = random.Random(seed)
+    caps = [0.55 + 0.25 * k for k in range(18)]
+    return [nst.task_set(d, cap, rng) for d in nst.DISTS for cap in caps
+            for _ in range(per_cap)]
+
+
+def inflated(tasks, c):
+    """Each task's utilisation with one EDF job's overheads added (two
+    decisions and switches, a reload, a release), by hand."""
+    extra = 2 * c.sched + 2 * c.cxs + c.reload + c.release
+    return [(e + extra) / p for e, p in tasks]
+
+
+def gedf_hard(us, m):
+    return sum(us) <= m - (m - 1) * max(us)
+
+
+@pytest.mark.parametrize("k", [1, 4])
+def test_cedf_ends_are_pedf_and_gedf(k, monkeypatch):
+    """With no overheads, clusters of 1 CPU give P-EDF's answers
+    (first-fit decreasing onto 4 CPUs of capacity 1) and one cluster of 4
+    G-EDF's (GFB hard, U <= 4 soft), both worked out here, for every set
+    and both kinds of real time; so the whole curves are the ends'."""
+    import exp_litmus_schedulability as nst
+    monkeypatch.setattr(nst, "CLUSTER", k)
+    seen = set()
+    for s in random_sets():
+        us = [e / p for e, p in s]
+        for hard in (True, False):
+            if k == 1:
+                want = ffd_ref(us, 4, 1.0) is not None
+            else:
+                want = gedf_hard(us, 4) if hard else sum(us) <= 4
+            got = nst.schedulable(s, "C-EDF", hard, ZERO)
+            assert got == want, (k, hard, us)
+            assert got == nst.schedulable(
+                s, "P-EDF" if k == 1 else "G-EDF", hard, ZERO)
+            seen.add((hard, got))
+    assert seen == {(h, g) for h in (True, False) for g in (True, False)}
+
+
+@pytest.mark.parametrize("c", [ZERO, ko.Costs(40, 5, 0, 30, 60)])
+def test_cedf_hard_is_gfb_on_one_cluster(c):
+    """Hard C-EDF in two clusters of 2 passes exactly the sets whose
+    inflated U <= 2 - u_max (GFB on one cluster of 2): first fit opens the
+    second cluster only for a task that does not fit in the first, which
+    then holds more than 2 - u_max (the experiment's docstring). Worked
+    out here with the overheads added by hand."""
+    import exp_litmus_schedulability as nst
+    seen = set()
+    for s in random_sets():
+        us = inflated(s, c)
+        want = max(us) <= 1 and sum(us) <= 2 - max(us)
+        assert nst.schedulable(s, "C-EDF", True, c) == want, us
+        seen.add(want)
+    assert seen == {True, False}
+
+
+def test_cedf_soft_between_the_bounds():
+    """Soft C-EDF is the plugin's admission, first-fit decreasing onto two
+    clusters each within 2 (worked out here); it never passes a set soft
+    G-EDF (U <= 4) fails, and passes every set with U <= 2 (2 - u_max):
+    a task that fits in no cluster finds both above 2 - u_max."""
+    import exp_litmus_schedulability as nst
+    seen = set()
+    for s in random_sets():
+        us = [e / p for e, p in s]
+        got = nst.schedulable(s, "C-EDF", False, ZERO)
+        assert got == (ffd_ref(us, 2, 2.0) is not None), us
+        if got:
+            assert nst.schedulable(s, "G-EDF", False, ZERO)
+        if sum(us) <= 2 * (2 - max(us)):
+            assert got, us
+        seen.add(got)
+    assert seen == {True, False}
+
+
+# (utilisations, {(plugin, hard): schedulable}) on M = 4, no overheads,
+# worked out by hand.
+HAND = [
+    # Three of 0.6: P-EDF one each; all in the first cluster (1.8 <= 2),
+    # GFB on 2 CPUs wants 2 - 0.6 = 1.4; G-EDF's GFB 4 - 1.8 = 2.2.
+    ([0.6] * 3, {("P-EDF", True): True, ("C-EDF", True): False,
+                 ("G-EDF", True): True, ("C-EDF", False): True}),
+    # Five of 0.75 (docs/schedulers.md's refusal): two per cluster, the
+    # fifth fits in neither; P-EDF has 4 CPUs for 5 heavy tasks; soft
+    # G-EDF U = 3.75 <= 4.
+    ([0.75] * 5, {("P-EDF", False): False, ("C-EDF", False): False,
+                  ("G-EDF", False): True, ("C-EDF", True): False}),
+    # Five of 0.6: clusters 1.8 and 1.2 hold them soft, P-EDF cannot;
+    # hard every test fails (GFB: 3.0 > 2.2; the first cluster 1.8 > 1.4).
+    ([0.6] * 5, {("P-EDF", False): False, ("C-EDF", False): True,
+                 ("C-EDF", True): False, ("G-EDF", True): False}),
+    # 0.5, 0.5, 0.4: one cluster, 1.4 <= 2 - 0.5.
+    ([0.5, 0.5, 0.4], {("C-EDF", True): True, ("P-EDF", True): True,
+                       ("G-EDF", True): True}),
+]
+
+
+@pytest.mark.parametrize("us,want", HAND)
+def test_cedf_hand_made_sets(us, want):
+    import exp_litmus_schedulability as nst
+    tasks = [(u * 10000.0, 10000.0) for u in us]
+    for (plugin, hard), ok in want.items():
+        assert nst.schedulable(tasks, plugin, hard, ZERO) == ok, \
+            (plugin, hard)
+
+
+def test_cedf_pays_its_own_overheads():
+    """0.5, 0.5, 0.4 with 0.4 ms more per job: 0.54, 0.54, 0.44, U = 1.52
+    above 2 - 0.54, so hard C-EDF fails where soft still passes."""
+    import exp_litmus_schedulability as nst
+    tasks = [(5000.0, 10000.0), (5000.0, 10000.0), (4000.0, 10000.0)]
+    c = ko.Costs(100, 100, 0, 0, 0)
+    assert not nst.schedulable(tasks, "C-EDF", True, c)
+    assert nst.schedulable(tasks, "C-EDF", False, c)
+    assert nst.schedulable(tasks, "C-EDF", True, ZERO)
+
+
+def test_cedf_other_m_is_refused():
+    import exp_litmus_schedulability as nst
+    with pytest.raises(ValueError, match="clusters of 2 CPUs do not "
+                                         "divide M = 3"):
+        nst.schedulable([(1000.0, 10000.0)], "C-EDF", True, ZERO, 3)

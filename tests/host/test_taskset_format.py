@@ -286,7 +286,7 @@ SERVER_ERRORS = [
      "arrival at 8 us comes after one at 9 us"),
     (SERVER + "at 5 block S\n", 2, "'S' is a server: servers take only"),
     ("task T e=1 p=2 prio=x\n", 1, "prio=x: not a decimal number"),
-    ("stream S\n", 1, "expected 'task', 'server', 'arrivals' or 'at'"),
+    ("stream S\n", 1, "expected 'task', 'server', 'arrivals', 'at' or 'resource'"),
 ]
 
 

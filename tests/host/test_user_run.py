@@ -243,7 +243,10 @@ def test_a_program_gets_its_args_as_argv(pieces):
     kind, words = args_words('"' + raw + '"')
     if kind != "ok":
         return
-    r = user_run("hello", "--ms", 5, "--args", raw)
+    # hello writes its line and spins: the run ends at that write (a time
+    # limit alone let a loaded host stop it before the line).
+    r = user_run("hello", "--writes", 1, "--ms", 60000, "--args", raw)
+    assert r["end"] == "writes", r
     assert r["console"] == ["hello: argc=%d" % (len(words) + 1) +
                             "".join(f" [{w}]" for w in ["hello", *words])]
 

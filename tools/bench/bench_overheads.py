@@ -10,7 +10,9 @@ above 1/2. That is admissible for every plugin: Pfair needs U <= M, GDQ
 takes the same weights, global EDF's density test passes with U <= M/2 and
 u_max <= 1/2 (U <= M - (M - 1) u_max), and first-fit decreasing always
 partitions items of at most 1/2 totalling at most M/2 (every bin but the
-last is more than half full before a new one opens), so pedf admits it.
+last is more than half full before a new one opens), so pedf admits it,
+and cedf in clusters of K CPUs too (each full cluster holds more than
+K - 1/2); gfp admits U <= M.
 
 Most runs are under -icount shift=3 (virtual time: the TSC runs at 1 GHz
 and every instruction takes 8 ns, so a "cycle" there is an eighth of an
@@ -31,7 +33,8 @@ ICOUNT = "shift=3,sleep=off"
 # kernel/run/sched_run.c: MAX_TASKS.
 MAX_TASKS = 256
 EVENTS = ("tick", "sched", "cxs")
-EDF_PLUGINS = ("gedf", "pedf", "ngedf")
+# The plugins that name their next event (events=on by default).
+EDF_PLUGINS = ("gedf", "pedf", "ngedf", "cedf", "gfp")
 # Room for 250 tasks (about 190 KiB each) and the trace.
 MEMORY = "1G"
 

@@ -32,7 +32,9 @@ gives the decisions behind them); what this adds:
   its period holds -- S-PD2 hard loses a quantum of period). Such sets are
   counted in the CSV's `unschedulable` and left out of the mean.
 - The same sets serve every WSS and plugin, as the paper's per-experiment
-  comparison implies."""
+  comparison implies.
+- No C-EDF: litmus_schedulability's curve has clusters of 2 CPUs, which
+  divide no odd M, while the search tries every M upward."""
 import math
 import random
 
@@ -57,7 +59,11 @@ DISTS.update({f"exp-{n}": (lambda r, m=EXP_MEAN[n], lo=lo, hi=hi:
               for n, (lo, hi) in RANGES.items()})
 DISTS["bimodal"] = (lambda r: nst.bimodal(r, *BIMODAL),
                     (BIMODAL[1][0], BIMODAL[2][1]))
-RT = (("hard", True, nst.HARD), ("soft", False, nst.PLUGINS))
+# litmus_schedulability's plugins but C-EDF: its clusters of nst.CLUSTER
+# CPUs divide no odd M, and the search tries every M from ceil(U) up.
+PLUGINS = tuple(p for p in nst.PLUGINS if p != "C-EDF")
+RT = (("hard", True, tuple(p for p in nst.HARD if p in PLUGINS)),
+      ("soft", False, PLUGINS))
 
 PLANS = {
     "tiny": dict(sets=3, wss=[4, 256], reps=5),
@@ -122,7 +128,7 @@ def summarise(rows):
 
 def run(mode, outdir):
     plan = PLANS[mode]
-    ov = nst.overheads(mode, outdir, plan["wss"], plan["reps"])
+    ov = nst.overheads(mode, outdir, plan["wss"], plan["reps"], PLUGINS)
     sets = draw_sets(plan["sets"], random.Random(2006))
     rows = per_set(sets, ov, plan["wss"])
     sizes = [len(s) for g in sets.values() for s in g]
@@ -134,7 +140,7 @@ def run(mode, outdir):
     write_csv(outdir / "rnp.csv",
               ["rt", "dist", "wss_kb", "algorithm", "sets", "unschedulable",
                "rnp_mean", "rnp_min", "rnp_max"], summary)
-    nst.write_used(outdir, ov, nst.PLUGINS, sizes, plan["wss"])
+    nst.write_used(outdir, ov, PLUGINS, sizes, plan["wss"])
     plot(summary, plan, outdir / "rnp.png")
     return section(rows, summary, plan, reload, ov, sets, mode, outdir)
 
@@ -155,7 +161,7 @@ def plot(summary, plan, path):
                       for d in range(len(DISTS))]
                 ys = [mean[rt, d, w, alg] or 0 for d in DISTS]
                 ax.bar(xs, ys, width, label=alg,
-                       color=f"C{nst.PLUGINS.index(alg)}")
+                       color=f"C{PLUGINS.index(alg)}")
             ax.set_xticks(range(len(DISTS)), list(DISTS), fontsize=7)
             ax.set_ylim(0, None)
             ax.set_title(f"{rt}, WSS {w} KB (Fig. {6 if i == 0 else 7})",
@@ -163,7 +169,7 @@ def plot(summary, plan, path):
             ax.set_ylabel("RNP (mean)")
     # One legend for both rows: a plugin keeps its colour in each.
     fig.legend(*axes[1][0].get_legend_handles_labels(), loc="lower center",
-               ncol=len(nst.PLUGINS), fontsize=8)
+               ncol=len(PLUGINS), fontsize=8)
     fig.tight_layout(rect=(0, 0.05, 1, 1))
     fig.savefig(path, dpi=90)
     plt.close(fig)
@@ -210,7 +216,7 @@ def section(rows, summary, plan, reload, ov, sets, mode, outdir):
     unsched = {tuple(r[:4]): r[5] for r in summary}
     wss = plan["wss"]
     w_lo, w_hi = min(wss), max(wss)
-    algs = nst.PLUGINS
+    algs = PLUGINS
     table = [[rt, d, w] + [mean.get((rt, d, w, a), "") or "-"
                            for a in algs]
              for rt, _, _ in RT for d in DISTS for w in wss]

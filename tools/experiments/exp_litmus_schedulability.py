@@ -7,6 +7,23 @@ Decisions where the paper leaves room (LITMUS^RT, Sec. 4.2):
 - G-EDF hard: the paper cites [4, 12]; [12] is Goossens, Funk and Baruah,
   U <= M - (M - 1) u_max, used here (as tests/host/edf_ref.py's gfb_ok);
   Baker's test [4] is not applied.
+- C-EDF, which the paper does not have (the kernel's cedf, clusters of
+  K = kernel_overheads.CEDF_CLUSTER CPUs, two clusters of 2 on M = 4): the
+  tasks are placed on the M/K clusters as the plugin admits them
+  (sched/edf/partition.c), first-fit decreasing by utilisation, each
+  cluster's total at most K -- here the inflated utilisations, as P-EDF
+  packs them --, and each cluster must then pass G-EDF's test on K CPUs:
+  soft U <= K, which the placement already ensures, so soft C-EDF is the
+  plugin's admission; hard GFB. K = 1 is P-EDF's test, K = M G-EDF's.
+  Hard, the plugin's placement leaves GFB nothing past one cluster: first
+  fit opens a second cluster only for a task that does not fit in the
+  first, so the first holds more than K less that task's utilisation,
+  more than K - u_max, and GFB wants at most K - (K - 1) u_max. A set
+  passes only when all of it fits in the first cluster within GFB, U <=
+  K - (K - 1) u_max < K: with K = 2, at no cap of Figs. 9-10 (2.0 and
+  up). A placement taking GFB as each cluster's capacity would pass more
+  sets, but it is not how the kernel places them, and a set it passed
+  would run under another placement in the kernel.
 - Inflation ("standard techniques", Devi's thesis [9]): an EDF job pays two
   scheduler invocations and two context switches (release and completion)
   and one cache reload of its working set (one preemption per job), plus
@@ -43,8 +60,9 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent.parent
 HOST = ROOT / "build" / "host"
 M = 4
 Q_US = 1000.0                      # LITMUS^RT's 1 ms quantum (Sec. 4.1)
-PLUGINS = ("P-EDF", "G-EDF", "NG-EDF", "PD2", "S-PD2")
-HARD = ("P-EDF", "G-EDF", "PD2", "S-PD2")  # no hard test for NG-EDF
+PLUGINS = ("P-EDF", "C-EDF", "G-EDF", "NG-EDF", "PD2", "S-PD2")
+HARD = ("P-EDF", "C-EDF", "G-EDF", "PD2", "S-PD2")  # no hard test for NG-EDF
+CLUSTER = kernel_overheads.CEDF_CLUSTER
 
 # Per-task utilisation distributions: Figs. 9 and 10's three (uniform
 # light, uniform heavy, bimodal 0.2/0.8) and Baker's exponential of
@@ -111,7 +129,8 @@ def host_sched_ns():
     """Each plugin's decision cost, this repository's sched/ code timed on
     the host (optimised tools), in ns: PD2 the master's per-slot cost for
     all M CPUs, S-PD2 one Schedule(p), G-EDF push decision + enqueue +
-    dequeue (heap), P-EDF enqueue + dequeue."""
+    dequeue (heap) -- C-EDF the same, a bound on one cluster's --, P-EDF
+    enqueue + dequeue."""
     mhz = float(subprocess.run([str(HOST / "host_tsc_mhz-fast"), "200"],
                                capture_output=True, text=True,
                                check=True).stdout)
@@ -128,7 +147,7 @@ def host_sched_ns():
               + ed["dequeue_cycles"])
     return {"PD2": ns(float(pf["pd2_cycles_per_slot"])),
             "S-PD2": ns(float(pf["spd2_cycles_per_call"])),
-            "G-EDF": gedf, "NG-EDF": gedf,
+            "G-EDF": gedf, "NG-EDF": gedf, "C-EDF": gedf,
             "P-EDF": ns(ed["enqueue_cycles"] + ed["dequeue_cycles"])}, mhz
 
 
@@ -155,18 +174,42 @@ def reload_us(wss_kb, reps):
 
 # ---------------------------------------------------------------- tests
 
-def ffd_fits(us, m):
-    bins = []
+def ffd(us, nbins, capacity=1.0):
+    """First-fit decreasing of the utilisations us into nbins bins whose
+    sums stay <= capacity: each bin's list of utilisations, or None when
+    one fits in no bin."""
+    bins, sums = [], []
     for u in sorted(us, reverse=True):
-        for k, b in enumerate(bins):
-            if b + u <= 1.0:
-                bins[k] += u
+        for k, b in enumerate(sums):
+            if b + u <= capacity:
+                sums[k] += u
+                bins[k].append(u)
                 break
         else:
-            if len(bins) == m or u > 1.0:
-                return False
-            bins.append(u)
-    return True
+            if len(bins) == nbins or u > capacity:
+                return None
+            bins.append([u])
+            sums.append(u)
+    return bins
+
+
+def ffd_fits(us, m):
+    return ffd(us, m) is not None
+
+
+def gfb(us, m):
+    """Goossens, Funk and Baruah's test for G-EDF on m CPUs."""
+    return sum(us) <= m - (m - 1) * max(us)
+
+
+def cedf_ok(us, m, hard, k):
+    """C-EDF with clusters of k CPUs on m (module docstring)."""
+    if m % k:
+        raise ValueError(f"C-EDF: clusters of {k} CPUs do not divide "
+                         f"M = {m}")
+    clusters = ffd(us, m // k, k)
+    return clusters is not None and (
+        not hard or all(gfb(c, k) for c in clusters))
 
 
 def edf_per_job(c):
@@ -179,7 +222,10 @@ def schedulable(tasks, plugin, hard, c, m=M):
     """On m CPUs; c: the plugin's kernel_overheads.Costs (us) at this
     set's N and WSS (a 4-CPU testbed's, whatever m is: LITMUS^RT Sec. 4.2
     does the same). Every test here is monotone in m (more CPUs never fail
-    a set fewer CPUs pass), which exp_litmus_rnp's search relies on."""
+    a set fewer CPUs pass), which exp_litmus_rnp's search relies on;
+    C-EDF's only over the m that CLUSTER divides (first fit fills the same
+    clusters in the same way, and opens another only when they are full),
+    and it refuses any other m, so exp_litmus_rnp leaves it out."""
     if plugin in ("PD2", "S-PD2"):
         usable = Q_US - c.sched - c.cxs - c.tick - c.reload
         if usable <= 0:
@@ -198,8 +244,10 @@ def schedulable(tasks, plugin, hard, c, m=M):
         return False
     if plugin == "P-EDF":
         return ffd_fits(us, m)
+    if plugin == "C-EDF":
+        return cedf_ok(us, m, hard, CLUSTER)
     if hard:
-        return sum(us) <= m - (m - 1) * max(us)
+        return gfb(us, m)
     return sum(us) <= m
 
 
@@ -211,10 +259,10 @@ HOST_WARNING = (
     "switch, tick and release taken as 0")
 
 
-def overheads(mode, outdir, wss, reps):
-    """kernel_overheads.load's (the kernel's measurements), or the
-    host-timed ones when RTK_OVERHEADS=host asks for them."""
-    ov = kernel_overheads.load(mode, outdir, PLUGINS)
+def overheads(mode, outdir, wss, reps, plugins=PLUGINS):
+    """kernel_overheads.load's for plugins (the kernel's measurements), or
+    the host-timed ones when RTK_OVERHEADS=host asks for them."""
+    ov = kernel_overheads.load(mode, outdir, plugins)
     if ov is not None:
         return ov
     sched_ns, mhz = host_sched_ns()
@@ -366,6 +414,24 @@ def section(rows, plan, ov, sizes, mode, outdir):
     light = {p: frac["uni_light", w_big, "soft", p, hi] for p in PLUGINS}
     pf_gain = {d: frac[d, w_small, "hard", "PD2", mid]
                - frac[d, w_big, "hard", "PD2", mid] for d in DISTS}
+
+    def ends(rt, cap):
+        """P-EDF/C-EDF/G-EDF per distribution at WSS w_big."""
+        return ", ".join(d + " " + "/".join(
+            f"{frac[d, w_big, rt, p, cap]:.0%}"
+            for p in ("P-EDF", "C-EDF", "G-EDF")) for d in DISTS)
+    wide = [k for k in frac if k[2] == "hard" and k[3] == "C-EDF"
+            and k[4] >= CLUSTER]
+    cedf = (
+        f"C-EDF (clusters of {CLUSTER}, {M // CLUSTER} of them; no curve in "
+        f"the paper) against its two ends, P-EDF/C-EDF/G-EDF at WSS "
+        f"{w_big}K: hard at cap {mid} {ends('hard', mid)}; soft at cap "
+        f"{hi} {ends('soft', hi)}. Hard C-EDF schedules sets at "
+        f"{sum(frac[k] > 0 for k in wide)} of the {len(wide)} points with "
+        f"a cap of {CLUSTER} or more: the kernel's placement fills the "
+        "first cluster past GFB's bound before it opens the second, so "
+        "only a set within GFB on one cluster, U <= K - (K - 1) u_max "
+        f"with K = {CLUSTER}, passes. ")
     diff = (
         f"Hard real time at cap {hi}: G-EDF (GFB) is the lowest or tied "
         f"lowest in {gedf_worst} of {len(panels)} panels; the paper found "
@@ -377,7 +443,7 @@ def section(rows, plan, ov, sizes, mode, outdir):
         f"{light['PD2']:.0%} (paper at 3.8: G-EDF and NG-EDF about 60 and 90 "
         "points above P-EDF). PD2 hard at cap "
         f"{mid} gains " + ", ".join(f"{pf_gain[d]:+.0%} ({d})" for d in DISTS)
-        + f" from WSS {w_big}K to {w_small}K. "
+        + f" from WSS {w_big}K to {w_small}K. " + cedf
         + weigh(ov, PLUGINS, n_mid, plan["wss"])
         + " LITMUS^RT measured a 4-CPU machine of 2006 with all CPUs "
           "writing at once. Each plugin is inflated with its own costs at "
@@ -404,7 +470,8 @@ def section(rows, plan, ov, sizes, mode, outdir):
                   "10 (soft): P-EDF and PD2 as in Fig. 9; with light tasks "
                   "at 3.8 and WSS 128K, G-EDF and NG-EDF about 60 % and 90 % "
                   "above P-EDF; all heavy: P-EDF close to 0 %, the EDF "
-                  "schemes above the Pfair ones.",
+                  "schemes above the Pfair ones. No C-EDF: the paper's "
+                  "plugins are P-EDF, G-EDF, NG-EDF, PD2 and S-PD2.",
         differences=diff,
         files=["nst.csv", "overheads_used.csv", "reload.csv"]
         + [f for f in (kernel_overheads.OWN_CSV, kernel_overheads.OWN_RELOAD)

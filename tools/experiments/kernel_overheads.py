@@ -44,9 +44,17 @@ import pathlib
 import common
 from benchlib import write_csv
 
-# The schedulability tests' names of the kernel's plugins.
-PLUGIN_OF = {"P-EDF": "pedf", "G-EDF": "gedf", "NG-EDF": "ngedf",
-             "PD2": "pd2", "S-PD2": "spd2"}
+# The schedulability tests' names of the kernel's plugins. gfp is not
+# among them: LITMUS^RT has no fixed-priority plugin and no test for one,
+# so its figures have no curve to set a G-FP one beside (litmus_overheads
+# measures its overheads all the same).
+PLUGIN_OF = {"P-EDF": "pedf", "C-EDF": "cedf", "G-EDF": "gedf",
+             "NG-EDF": "ngedf", "PD2": "pd2", "S-PD2": "spd2"}
+# CPUs per cluster of the C-EDF curve (on M = 4: two clusters of 2), and
+# the kernel words every overhead boot of a plugin adds, so that cedf's
+# costs are those of the clusters the test assumes.
+CEDF_CLUSTER = 2
+WORDS = {"cedf": f"cluster={CEDF_CLUSTER}"}
 EVENTS = ("sched", "cxs", "tick", "release")
 STAT = "max_ns"
 PAPER_M = 4          # LITMUS^RT's testbed: four CPUs
@@ -298,11 +306,12 @@ def boot_missing(ov, mode, outdir, plugins, need_reload):
     plan = lo.PLANS[mode]
     m = plan["cpus"]
     points = [(plugin, n) for plugin in plugins for n in plan["n"]]
-    timing = "icount" if plan["reload_icount"] else "tcg"
+    timing = "icount" if "icount" in plan["reload_timings"] else "tcg"
     wss = plan["wss"] if need_reload else []
     # One batch: the same items as litmus_overheads' (the cache has them
     # when it ran with the same kernel).
-    done = boots([overhead_item(p, n, m, plan["slots"]) for p, n in points]
+    done = boots([overhead_item(p, n, m, plan["slots"], WORDS.get(p, ""))
+                  for p, n in points]
                  + [boot_item(lo.writer_set(m, ws),
                               f"sched=gedf slots={plan['reload_slots']}", m,
                               icount=timing == "icount",

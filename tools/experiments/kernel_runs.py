@@ -135,14 +135,18 @@ def task_results(b):
     return {r["name"]: r for r in b.results("task")}
 
 
-def overhead_item(plugin, n, m, slots):
+def overhead_item(plugin, n, m, slots, words=""):
     """A work item: a boot of tools/bench/bench_overheads.py's set of N
-    tasks on M CPUs under plugin, -icount."""
+    tasks on M CPUs under plugin, -icount; words: the plugin's parameters
+    (cluster=2), if any."""
     import common
     ov = common.bench_module("overheads")
     text, _ = ov.task_set(n, m, seed=1000 * m + n)
-    return boot_item(text, f"sched={plugin} slots={slots}", m,
-                     memory=ov.MEMORY, label=f"{plugin} N={n} M={m}")
+    return boot_item(text, " ".join(w for w in (f"sched={plugin}",
+                                                f"slots={slots}", words) if w),
+                     m, memory=ov.MEMORY,
+                     label=" ".join(w for w in (plugin, words, f"N={n}",
+                                                f"M={m}") if w))
 
 
 def overhead_rows(b, plugin, n, m, slots, events):

@@ -7,7 +7,10 @@ which Perfetto's UI (ui.perfetto.dev) and chrome://tracing open
   after its job until switched away) or, for a task without jobs, TASK;
 - process 2, "Tasks": one thread per task of the set; instant events
   (ph i, thread scope) for releases, deadlines, completions, drops,
-  misses, kills and the other moments of its life;
+  misses, kills and the other moments of its life; with resources
+  (docs/locking.md), complete events for its jobs' waits for a resource
+  ("spin R", "wait R": from the request to the acquisition) and holds
+  ("hold R"), which nest as its critical sections do;
 - process 3, "Overheads": the overhead spans as complete events, one
   thread per CPU and kind ("CPU 0 sched"); spans of one kind that overlap
   on a CPU (several releases at one boundary, two IPIs in flight) go to
@@ -97,6 +100,12 @@ def trace_events(view):
                      f"{job_name(e.task, e.job)}", "cat": e.kind,
                      "ts": us(e.at), "pid": TASKS, "tid": task_tid[e.task],
                      "args": args})
+    for lk in view.locks:
+        body.append({"ph": "X", "name": f"{lk.kind} {lk.res}", "cat": "lock",
+                     "ts": us(lk.start), "dur": us(lk.stop - lk.start),
+                     "pid": TASKS, "tid": task_tid[lk.task],
+                     "args": {"task": lk.task, "job": lk.job,
+                              "resource": lk.res}})
     tid = 0
     order = {k: i for i, k in enumerate(KIND_ORDER)}
     tracks = sorted({(s.cpu, s.kind) for s in view.spans},

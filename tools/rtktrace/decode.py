@@ -8,9 +8,10 @@ import re
 
 from . import chrome
 from . import dump as dumpmod
+from . import locks as locksmod
 from . import view as viewmod
-from .derive import (OVERHEAD_KINDS, derive, job_slices, ns, result_lines,
-                     task_keys, us, went_on)
+from .derive import (OVERHEAD_KINDS, derive, event_driven, job_slices, ns,
+                     result_lines, task_keys, us, went_on)
 from .jobs import HEADER as JOB_HEADER
 from .jobs import jobs, rows as job_rows
 
@@ -59,13 +60,27 @@ class Run:
             "misses": sum(t.misses for t in d.tasks), "tasks": tasks,
             "source": "trace"}})
 
+    def lock_events(self):
+        """The run's lock events as `schedsim --locks` prints them
+        (locks.py); [] for a set without resources."""
+        return locksmod.events(self.dump,
+                               event_driven(self.dump.per_cpu()))
+
     def result_lines(self):
         """The RESULT lines the kernel prints from the same records: the
-        overhead and hourglass lines whole, the task lines' trace keys."""
+        overhead and hourglass lines whole, the task lines' trace keys, and
+        for a set with resources the lock lines' keys the records give."""
         p = self.params
-        return result_lines(p, self.derived) + [
+        out = result_lines(p, self.derived) + [
             f"RESULT task name={self.name(i)} {task_keys(p, t)}"
             for i, t in enumerate(self.derived.tasks)]
+        if self.dump.resources:
+            names = [self.name(i) for i in range(p.ntasks)]
+            for name, t in locksmod.totals(self.lock_events(),
+                                           names).items():
+                out.append(f"RESULT lock name={name} " + " ".join(
+                    f"{k}={v}" for k, v in t.items()))
+        return out
 
 
 def runs_from(text):
@@ -121,6 +136,10 @@ def write_files(run, outdir, pictures=True):
         for row in run.schedule_rows():
             f.write(json.dumps(row) + "\n")
         f.write(run.summary_line() + "\n")
+    if run.dump.resources:
+        with open(path("locks.jsonl"), "w") as f:
+            for ev in run.lock_events():
+                f.write(json.dumps(ev) + "\n")
     pics = path.common(run.view(), job_rows(p, run.jobs, run.name, run.d_of),
                        pictures)
     order = {k: i for i, k in enumerate(OVERHEAD_KINDS)}
@@ -237,12 +256,14 @@ def report(run, pictures):
     lines += ["Files: `schedule.jsonl` (the schedule's JSON lines), `jobs.csv` "
               "(one row per job, times in ns from T0), `overheads.csv` (one "
               f"row per sample), `{chrome.FILE}` (the run in the Trace Event "
-              "Format: open it in ui.perfetto.dev or chrome://tracing)."]
+              "Format: open it in ui.perfetto.dev or chrome://tracing)" +
+              ("; `locks.jsonl` (the lock events, as `schedsim --locks` "
+               "prints them)." if run.dump.resources else ".")]
     return "\n".join(lines) + "\n"
 
 
 SLOT = re.compile(r'^\{"t": \d+, "cpus": ')
-RESULT = re.compile(r"RESULT (overhead|hourglass|task) (.*)$")
+RESULT = re.compile(r"RESULT (overhead|hourglass|task|lock) (.*)$")
 
 
 def console_segment(text, run, runs):
@@ -315,11 +336,12 @@ def check_log(text):
 
 
 def parse_result(line):
-    """((topic, what it is about), fields) of a RESULT overhead, hourglass
-    or task line; None for other lines."""
+    """((topic, what it is about), fields) of a RESULT overhead, hourglass,
+    task or lock line; None for other lines."""
     m = RESULT.match(line)
     if m is None:
         return None
     fields = dict(kv.split("=", 1) for kv in m.group(2).split() if "=" in kv)
-    about = {"overhead": "event", "hourglass": "cpu", "task": "name"}
+    about = {"overhead": "event", "hourglass": "cpu", "task": "name",
+             "lock": "name"}
     return (m.group(1), fields.get(about[m.group(1)])), fields

@@ -17,13 +17,17 @@ FIELDS = {
     "BEGIN": ("v", "cpus", "tsc_khz", "t0", "quantum_us", "slots", "ticks",
               "sched", "tasks", "end"),
     "TASK": ("id", "name", "e", "p", "d", "phase", "weight", "work"),
+    "RESOURCE": ("id", "name", "protocol"),
     "CPU": ("cpu", "records", "dropped"),
     "END": ("lines",),
 }
 NUMERIC = {"v", "cpus", "tsc_khz", "t0", "quantum_us", "slots", "tasks",
            "end", "id", "e", "p", "d", "phase", "weight", "cpu", "records",
            "dropped", "lines"}
-KV_LINE = re.compile(r"TRACE-(BEGIN|TASK|CPU|END) (.*) crc=([0-9a-f]{8})$")
+KV_LINE = re.compile(
+    r"TRACE-(BEGIN|TASK|RESOURCE|CPU|END) (.*) crc=([0-9a-f]{8})$")
+# At most this many resources (lib/taskset.h, TASKSET_RES_MAX).
+RESOURCES_MAX = 64
 DATA_LINE = re.compile(
     r"TRACE-DATA cpu=(\d+) seq=(\d+) n=(\d+) crc=([0-9a-f]{8}) (\S+)$")
 SUMMARY_LINE = re.compile(
@@ -53,6 +57,7 @@ class Dump:
     header: dict
     params: Params
     tasks: dict = dataclasses.field(default_factory=dict)   # id -> Task
+    resources: dict = dataclasses.field(default_factory=dict)  # id -> name
     # cpu -> {seq: (Record, line)}
     records: dict = dataclasses.field(default_factory=dict)
     cpu_lines: dict = dataclasses.field(default_factory=dict)  # cpu -> dict
@@ -182,6 +187,12 @@ class Reader:
                        lambda d: (d.params.ntasks, d.tasks))
         if d:
             d.tasks[f["id"]] = Task(**f)
+
+    def resource(self, number, f):
+        d = self.entry(number, "RESOURCE", "id", f["id"], "resources",
+                       lambda d: (RESOURCES_MAX, d.resources))
+        if d:
+            d.resources[f["id"]] = f["name"]
 
     def cpu(self, number, f):
         d = self.entry(number, "CPU", "cpu", f["cpu"], "CPUs",

@@ -66,10 +66,35 @@ def marks(view):
             for e in view.instants if e.kind in MARKED]
 
 
+@dataclasses.dataclass
+class Hatch:
+    cpu: int
+    start: float     # quanta from T0
+    stop: float
+    kind: str        # hold (a critical section) or spin
+
+
+def hatches(view):
+    """The parts of the bars where their job held a resource or spun for
+    one (docs/locking.md): each lock span cut to the task's slices."""
+    q = max(1, view.quantum_us * 1000)
+    out = []
+    for lk in view.locks:
+        if lk.kind not in ("hold", "spin"):
+            continue
+        for s in view.slices:
+            if s.task != lk.task:
+                continue
+            a, b = max(s.start, lk.start), min(s.stop, lk.stop)
+            if b > a:
+                out.append(Hatch(s.cpu, a / q, b / q, lk.kind))
+    return out
+
+
 def chart(view, png, svg=None):
     """The view's Gantt chart into png (and svg); returns its Geometry."""
     return gantt(view, bars(view), marks(view), lambda i: view.tasks[i],
-                 png, svg)
+                 png, svg, hatches(view))
 
 
 @dataclasses.dataclass
@@ -89,9 +114,28 @@ def row_of(p, cpu):
     return p.cpus - 1 - cpu
 
 
-def gantt(p, bar_list, mark_list, names, png, svg=None):
+# How the bars of a job that holds a resource, or spins for one, are
+# hatched.
+HATCH = {"hold": ("////", "holding a resource"),
+         "spin": ("xxxx", "spinning for one")}
+
+
+def row_bars(ax, p, items, label, **style):
+    """items (with cpu, start, stop) drawn on their CPUs' rows in one
+    style, labelled once in the legend."""
+    labelled = False
+    for k in range(p.cpus):
+        spans = [(x.start, x.stop - x.start) for x in items if x.cpu == k]
+        if spans:
+            ax.broken_barh(spans, (row_of(p, k) - 0.4, 0.8),
+                           label=None if labelled else label, **style)
+            labelled = True
+
+
+def gantt(p, bar_list, mark_list, names, png, svg=None, hatch_list=()):
     """Draws the chart into png (and svg); returns its Geometry. p: the
-    run's cpus, slots, staggered and event_driven (a view)."""
+    run's cpus, slots, staggered and event_driven (a view); hatch_list:
+    Hatch, the parts of bars drawn over for locks."""
     plt = pyplot()
     span = max(p.slots + (1 if p.staggered else 0), 1)
     width = min(max(6 + span * 0.25, 8), 60)
@@ -100,15 +144,12 @@ def gantt(p, bar_list, mark_list, names, png, svg=None):
     ntasks = max([b.task for b in bar_list] + [m.task for m in mark_list],
                  default=-1) + 1
     for i in range(ntasks):
-        labelled = False
-        for k in range(p.cpus):
-            spans = [(b.start, b.stop - b.start) for b in bar_list
-                     if b.task == i and b.cpu == k]
-            if spans:
-                ax.broken_barh(spans, (row_of(p, k) - 0.4, 0.8),
-                               facecolors=[task_colour(i)], edgecolor="none",
-                               label=None if labelled else names(i))
-                labelled = True
+        row_bars(ax, p, [b for b in bar_list if b.task == i], names(i),
+                 facecolors=[task_colour(i)], edgecolor="none")
+    for kind, (pattern, label) in HATCH.items():
+        row_bars(ax, p, [h for h in hatch_list if h.kind == kind], label,
+                 facecolors="none", edgecolor="black", hatch=pattern,
+                 linewidth=0)
     if p.slots <= 200:
         for k in range(p.cpus):
             off = k / p.cpus if p.staggered else 0

@@ -12,8 +12,14 @@ EVENTS = {
     9: "deadline_miss", 10: "ipi_send", 11: "ipi_recv", 12: "block",
     13: "wake", 14: "join", 15: "leave", 16: "budget_exhausted",
     17: "budget_replenished", 18: "hourglass_gap", 19: "hourglass_total",
-    20: "fault", 21: "arrival", 22: "timer", 23: "self", 24: "user",
+    20: "fault", 21: "arrival", 22: "timer", 23: "self", 24: "lock",
+    25: "blocked", 26: "user",
 }
+# A lock record's flags (sched/sched.h, enum sched_lock_kind), and a
+# blocked record's (lib/trace_rec.h, TRACE_F_BLOCKED_*).
+LOCK_KINDS = ("request", "acquire", "release", "forced", "spin", "suspend",
+              "blocked")
+BLOCKED_KINDS = {1: "spin", 2: "wait", 3: "pi", 4: "intf"}
 CODE = {name: code for code, name in EVENTS.items()}
 
 # Flag values of the kinds whose numbers depend on them.

@@ -23,7 +23,9 @@ import json
 import pathlib
 import subprocess
 
+from . import locks
 from .derive import cut
+from .records import LOCK_KINDS
 from .view import Span, View
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -118,6 +120,7 @@ class Lines:
     slots: list = dataclasses.field(default_factory=list)     # (line, cpus)
     segments: list = dataclasses.field(default_factory=list)  # (line, obj)
     events: list = dataclasses.field(default_factory=list)    # (line, obj)
+    locks: list = dataclasses.field(default_factory=list)     # (line, obj)
     summary: dict = None
     summary_line: int = 0
 
@@ -166,6 +169,16 @@ def read_lines(text):
             if "overhead_us" in obj:
                 need(obj, "overhead_us", int, n, "a segment", 0)
             out.segments.append((n, obj))
+        elif "lock" in obj:
+            # schedsim --locks (docs/locking.md): drawn, and its spinning
+            # is no work for the job model.
+            kind = need(obj, "lock", str, n, "a lock event")
+            if kind not in LOCK_KINDS:
+                raise InputError(n, f"unknown lock event \"{kind}\"")
+            need(obj, "at_us" if "at_us" in obj else "at", int, n,
+                 "a lock event", 0)
+            need(obj, "task", str, n, "a lock event")
+            out.locks.append((n, obj))
         elif "event" in obj:
             need(obj, "at_us", int, n, "an event", 0)
             kind = need(obj, "event", str, n, "an event")
@@ -310,6 +323,7 @@ class QuantumJobs:
         self.due = []
         for name in self.state:
             self.requeue(name)
+        self.spun = {}          # name -> slots it spun for a lock
 
     def requeue(self, name):
         s = self.state[name]
@@ -378,11 +392,14 @@ class QuantumJobs:
         self.requeue(name)
 
     def charge(self, k, t, name):
-        """name ran in CPU k's slot t: the job that quantum belongs to."""
+        """name ran in CPU k's slot t: the job that quantum belongs to (a
+        slot it spun for a lock is no work, docs/locking.md)."""
         s = self.state.get(name)
         if s is None:
             return None
         j = s.done
+        if t in self.spun.get(name, ()):
+            return j
         s.ran += 1
         if s.ran >= s.spec.e:
             when = self.boundary(k, t + 1)
@@ -428,6 +445,11 @@ def quantum_run(lines, ts, quantum_us):
         raise InputError(n, f"the summary's ticks \"{ticks}\" is neither "
                          "aligned nor staggered")
     model = QuantumJobs(ts, cpus, ticks == "staggered", quantum_us * 1000)
+    lock_evs = [obj for _, obj in lines.locks]
+    for sp in locks.spans(lock_evs, 1, len(rows)):
+        if sp.kind == "spin":
+            model.spun.setdefault(sp.task, set()).update(
+                range(sp.start, sp.stop))
     jobs_of = model.run(rows)
     view = View("schedsim", s["sched"], cpus, [t.name for t in ts.tasks],
                 model.boundary(cpus - 1, len(rows)), quantum_us, len(rows),
@@ -449,6 +471,7 @@ def quantum_run(lines, ts, quantum_us):
                 r.start = start if r.start is None else min(r.start, start)
     for kind, at, name, job, args in model.view_instants:
         view.add_instant(kind, at, name, job, **args)
+    view.locks = locks.spans(lock_evs, quantum_us * 1000, view.end)
     problems = []
     counted = s.get("tasks", {})
     # A scheduler that counts no jobs at all (gdq: proportional share)

@@ -7,6 +7,7 @@ trace-event export (chrome.py) draw this; a kernel dump becomes one here
 import dataclasses
 
 from .derive import event_driven, ns, ns_from_t0, usable
+from .locks import spans as lock_spans
 from .records import CODE, DONE_BUDGET, DONE_DROPPED, DONE_SLEEP
 
 
@@ -53,6 +54,9 @@ class View:
     slices: list = dataclasses.field(default_factory=list)
     instants: list = dataclasses.field(default_factory=list)
     spans: list = dataclasses.field(default_factory=list)
+    # Waits for and holds of resources (locks.LockSpan), sets with
+    # resources only.
+    locks: list = dataclasses.field(default_factory=list)
     # Instants and spans before time 0 (the kernel's records from before
     # its T0) that are not drawn.
     before_zero: int = 0
@@ -142,4 +146,7 @@ def from_dump(run):
     for s in run.derived.samples:
         v.add_span(s.kind, s.cpu, at(s.end - s.cycles), at(s.end),
                    ns=ns(s.cycles, p.tsc_khz), seq=s.seq)
+    if run.dump.resources:
+        unit = 1000 if v.event_driven else p.quantum_us * 1000
+        v.locks = lock_spans(run.lock_events(), unit, v.end)
     return v

@@ -66,6 +66,16 @@ int64_t sys_write(const void *buf, uint64_t len)
 	return syscall2(RT_SYS_WRITE, (uint64_t)buf, len);
 }
 
+int64_t sys_lock(uint64_t res)
+{
+	return syscall1(RT_SYS_LOCK, res);
+}
+
+int64_t sys_unlock(uint64_t res)
+{
+	return syscall1(RT_SYS_UNLOCK, res);
+}
+
 int64_t sys_wait_release(void)
 {
 	return syscall0(RT_SYS_WAIT_RELEASE);

@@ -17,6 +17,9 @@ int64_t sys_time(void);
 int64_t sys_job_info(struct rt_job_info *out);
 /* Into the task's console buffer; at most RT_WRITE_MAX bytes a call. */
 int64_t sys_write(const void *buf, uint64_t len);
+/* Returns 0 once the task holds resource res (docs/locking.md). */
+int64_t sys_lock(uint64_t res);
+int64_t sys_unlock(uint64_t res);
 /* Waits at the synchronous release's barrier (a program that declares
  * RT_PROG_SYNC_RELEASE calls it once, before its first job): 0 once
  * released with the set, RT_RELEASE_PASSED when the release had come. */

@@ -65,7 +65,7 @@ int main(void)
 	struct task_spec tasks[8];
 	struct taskset_event events[1];
 	struct taskset ts = { .task = tasks, .max_tasks = 8, .event = events,
-			       .max_events = 1 };
+			      .max_events = 1 };
 	char err[256];
 	if (taskset_parse(&ts, "fig6.tasks", set, strlen(set), err, sizeof err)) {
 		printf("parse: %s\n", err);

@@ -1,0 +1,126 @@
+"""`make run`, `debug` and `bochs` as a user types them (docs/running.md):
+the timing mode reaches QEMU and the kernel, and wrong use is refused
+before anything is built, naming what was wrong. `make -n` shows what
+would run without booting."""
+import json
+import re
+import subprocess
+
+import pytest
+
+from conftest import ROOT
+
+
+def make(*args, dry=True):
+    cmd = ["make", "--no-print-directory", *(["-n"] if dry else []), *args]
+    return subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True,
+                          timeout=600, stdin=subprocess.DEVNULL)
+
+
+def boot_line(out, script):
+    lines = [l for l in out.splitlines() if f"scripts/{script}" in l
+             and "mkiso" not in l]
+    assert len(lines) == 1, out
+    return lines[0]
+
+
+def iso_words(out):
+    m = re.search(r'scripts/mkiso\.sh \S+ --cmdline "([^"]*)"', out)
+    assert m, out
+    return m.group(1).split()
+
+
+@pytest.mark.parametrize("goal,script", [("run", "run-qemu.sh"),
+                                         ("debug", "debug.sh")])
+def test_virtual_time_is_the_default_and_reaches_qemu_and_kernel(goal,
+                                                                 script):
+    p = make(goal)
+    assert p.returncode == 0, p.stderr
+    assert "ICOUNT=shift=3,sleep=off" in boot_line(p.stdout, script)
+    assert iso_words(p.stdout) == ["sched=spd2", "timing=virtual"]
+
+
+def test_make_debug_with_the_kernel_stub_runs_on_virtual_time():
+    """The kernel's stub, then `continue`: the run must be the plugin's,
+    which plain TCG on a busy host is not (docs/running.md, "Debugging")."""
+    p = make("debug", "STUB=kernel", "SLOTS=50")
+    assert p.returncode == 0, p.stderr
+    line = boot_line(p.stdout, "debug.sh")
+    assert "ICOUNT=shift=3,sleep=off" in line and "STUB=kernel" in line
+    assert iso_words(p.stdout) == ["sched=spd2", "slots=50", "timing=virtual",
+                                   "gdb=wait"]
+
+
+@pytest.mark.parametrize("args,icount,timing", [
+    (("TIMING=real",), "", "real"),
+    (("ACCEL=kvm",), "", "real"),
+    (("TIMING=virtual", "SCHED=gedf", "SLOTS=40"), "shift=3,sleep=off",
+     "virtual"),
+])
+def test_timing_real_is_plain_tcg_or_kvm(args, icount, timing):
+    p = make("run", *args)
+    assert p.returncode == 0, p.stderr
+    assert f"ICOUNT={icount} " in boot_line(p.stdout, "run-qemu.sh")
+    assert f"timing={timing}" in iso_words(p.stdout)
+
+
+def test_bochs_takes_the_timing_mode():
+    p = make("bochs", "TIMING=real")
+    assert p.returncode == 0, p.stderr
+    assert "TIMING=real" in boot_line(p.stdout, "run-bochs.sh")
+
+
+@pytest.mark.parametrize("args,message", [
+    (("SHED=gedf", "SLOTS=40"),
+     "SHED is not a variable of this Makefile: did you mean SCHED"),
+    (("sched=gedf",), "sched is not a variable of this Makefile: did you "
+                      "mean SCHED?"),
+    (("SLOT=40",), "SLOT is not a variable of this Makefile: did you mean "
+                   "SLOTS?"),
+    (("TIME=real",), "TIME is not a variable of this Makefile: did you mean "
+                     "TIMING?"),
+    (("SMP=0",), "SMP must be a number of CPUs from 1 to 255, not '0'"),
+    (("SMP=256",), "SMP must be a number of CPUs from 1 to 255, not '256'"),
+    (("SMP=four",), "SMP must be a number of CPUs from 1 to 255, not 'four'"),
+    (("SLOTS=0",), "SLOTS must be a number of quanta from 1 to 1000000"),
+    (("TIMING=fast",), "TIMING must be virtual or real, not 'fast'"),
+    (("ACCEL=kvm", "TIMING=virtual"), "TIMING=virtual needs TCG"),
+    (("TASKS=no/such.tasks",), "TASKS=no/such.tasks: no such file"),
+])
+def test_wrong_use_is_refused_before_anything_is_built(args, message):
+    p = make("run", *args)
+    assert p.returncode == 2, p.stdout
+    assert message in p.stderr, p.stderr
+    # Refused while make read its files: nothing was run or printed.
+    assert "mkiso" not in p.stdout and "ensure-deps" not in p.stdout
+
+
+def test_an_unknown_far_variable_is_named_and_ignored():
+    p = make("run", "FROBNICATE=1")
+    assert p.returncode == 0, p.stderr
+    assert "make: note: FROBNICATE is not a variable of this Makefile; it " \
+        "changes nothing" in p.stdout
+
+
+def test_an_unknown_scheduler_is_refused_listing_the_registry():
+    """SCHED against schedsim's list (the registry, whatever it holds),
+    checked after the packages and before the kernel is built."""
+    sim = ROOT / "build/host/schedsim-fast"
+    names = [json.loads(line)["name"] for line in subprocess.run(
+        [str(sim), "--list"], capture_output=True, text=True, check=True,
+        timeout=60).stdout.splitlines()]
+    assert "spd2" in names and "pfp" in names
+    check = [str(ROOT / "scripts/check-sched.sh"), str(sim)]
+    p = subprocess.run([*check, "typo"], capture_output=True, text=True,
+                       timeout=60)
+    assert p.returncode == 2
+    assert p.stderr.strip() == \
+        f"make: SCHED=typo: no such scheduler; there are: {' '.join(names)}"
+    for name in names:
+        assert subprocess.run([*check, name], timeout=60).returncode == 0
+    steps = make("run", "SCHED=typo").stdout.splitlines()
+    order = [i for i, l in enumerate(steps)
+             if "ensure-deps.sh" in l or "check-sched.sh" in l
+             or "mkiso.sh" in l]
+    assert [steps[i].split()[0].rsplit("/", 1)[-1] for i in order] == \
+        ["ensure-deps.sh", "check-sched.sh", "mkiso.sh"], steps
