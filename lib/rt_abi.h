@@ -53,6 +53,10 @@ enum rt_syscall {
 				       * holds resource res (docs/locking.md) */
 	RT_SYS_UNLOCK = 9,            /* (uint64_t res): 0; the task lets res
 				       * go */
+	RT_SYS_TRACE = 10,            /* (uint64_t job, uint64_t value): a
+				       * `user` record in the run's trace
+				       * (docs/trace-format.md) with the two
+				       * as given; 0 */
 	RT_SYS_COUNT
 };
 

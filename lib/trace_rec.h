@@ -57,7 +57,8 @@ enum trace_event {
 	TRACE_SELF = 23,
 	TRACE_LOCK = 24,
 	TRACE_BLOCKED = 25,
-	TRACE_EVENT_LAST = TRACE_BLOCKED,
+	TRACE_USER = 26,
+	TRACE_EVENT_LAST = TRACE_USER,
 };
 
 /* tick_start */

@@ -34,7 +34,8 @@
  *
  * It prints one JSON object: how the run ended ("exit", "fault", "killed",
  * "time", "jobs", "writes"), the exit code or the signal with its address, the
- * console lines, the system calls made, and the control page's task part.
+ * console lines, the system calls made (with the job and value of the first
+ * 64 RT_SYS_TRACE calls), and the control page's task part.
  *
  * Only the build without sanitizers (user_run-fast) can run programs:
  * ASan's shadow memory covers RT_USER_BASE.
@@ -84,6 +85,9 @@ struct region {
 	int writable;
 };
 
+/* RT_SYS_TRACE calls whose arguments the report shows. */
+#define TRACE_KEPT 64
+
 struct run {
 	const struct options *opt;
 	pid_t pid;
@@ -96,6 +100,7 @@ struct run {
 	uint64_t rsp;
 	char name[RT_NAME_MAX]; /* argv[0] */
 	uint64_t calls[RT_SYS_COUNT + 1];   /* the last: unknown numbers */
+	uint64_t traced[TRACE_KEPT][2];     /* RT_SYS_TRACE's job and value */
 	char console[CONSOLE_MAX];
 	size_t console_len;
 };
@@ -319,7 +324,8 @@ static int user_range_ok(const struct run *r, uint64_t p, uint64_t len,
 
 static const char *const call_names[RT_SYS_COUNT + 1] = {
 	"exit", "sleep_next_period", "time", "job_info", "write",
-	"wait_release", "end_job", "task_info", "unknown",
+	"wait_release", "end_job", "task_info", "lock", "unlock", "trace",
+	"unknown",
 };
 
 static void report(struct run *r, const char *end, const char *detail)
@@ -349,7 +355,12 @@ static void report(struct run *r, const char *end, const char *detail)
 			       (unsigned long long)r->calls[i]);
 			first = 0;
 		}
-	printf("}, \"tsc_khz\": %llu, \"elapsed_cycles\": %llu, \"control\": {\"self_cycles\": %llu, "
+	printf("}, \"traced\": [");
+	for (uint64_t i = 0; i < r->calls[RT_SYS_TRACE] && i < TRACE_KEPT; i++)
+		printf("%s[%llu, %llu]", i ? ", " : "",
+		       (unsigned long long)r->traced[i][0],
+		       (unsigned long long)r->traced[i][1]);
+	printf("], \"tsc_khz\": %llu, \"elapsed_cycles\": %llu, \"control\": {\"self_cycles\": %llu, "
 	       "\"gaps\": %llu, \"gap_max_cycles\": %llu, \"jobs_seen\": %llu, "
 	       "\"iterations\": %llu, \"lat_count\": %llu, \"lat_sum_ns\": %llu, "
 	       "\"lat_max_ns\": %llu, \"resp_count\": %llu, \"resp_sum_ns\": %llu, "
@@ -458,6 +469,13 @@ static int syscall_stop(struct run *r, struct user_regs_struct *regs)
 		ret = 0;
 	} else if (nr == RT_SYS_TIME) {
 		ret = (int64_t)now_ns(r);
+	} else if (nr == RT_SYS_TRACE) {
+		uint64_t n = r->calls[RT_SYS_TRACE] - 1;
+		if (n < TRACE_KEPT) {
+			r->traced[n][0] = regs->rdi;
+			r->traced[n][1] = regs->rsi;
+		}
+		ret = 0;
 	} else if (nr == RT_SYS_JOB_INFO || nr == RT_SYS_WRITE ||
 		   nr == RT_SYS_TASK_INFO) {
 		int out = nr != RT_SYS_WRITE;

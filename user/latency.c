@@ -4,8 +4,10 @@
  * an absolute time and measures how late it woke. Each job here completes
  * at once with RT_SYS_SLEEP_NEXT_PERIOD; the TSC read right after the call
  * returns, minus the new job's release (RT_SYS_JOB_INFO), is one sample in
- * lat_*. The first job is not a sample: nothing released it after a sleep.
- * jobs_seen counts the jobs it began.
+ * lat_*, and goes into the trace as a `user` record of that job
+ * (sys_trace), where every sample can be checked against the job's release
+ * and the switch that ran it. The first job is not a sample: nothing
+ * released it after a sleep. jobs_seen counts the jobs it began.
  */
 #include "lib/cpu.h"
 #include "lib/measure.h"
@@ -37,7 +39,8 @@ int64_t user_main(int argc, char **argv, volatile struct rt_control *ctl)
 		}
 		struct rt_job_info info;
 		sys_job_info(&info);
-		measure_release_latency(ctl, woke, info.release_ns);
+		sys_trace(info.job,
+			  measure_release_latency(ctl, woke, info.release_ns));
 		ctl->jobs_seen++;
 	}
 }

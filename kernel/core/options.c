@@ -33,6 +33,7 @@ struct kernel_options options = {
 	.record = 1,
 	.schedule = 1,
 	.selftest = SELFTEST_NONE,
+	.late_count = 1,
 };
 
 static void bad(const struct cmdline_word *w, const char *why, const char *def)
@@ -71,6 +72,9 @@ static void on_off(const struct cmdline_word *w, int *out)
 static const char *const arrivals_names[] = {
 	[ARRIVALS_TIMER] = "timer", [ARRIVALS_HPET] = "hpet",
 	[ARRIVALS_UART] = "uart", [ARRIVALS_IRQ] = "irq",
+};
+static const char *const late_mode_names[] = {
+	[LATE_HOLD] = "hold", [LATE_STALL] = "stall",
 };
 static const char *const irqcheck_names[] = {
 	[IRQCHECK_OFF] = "off", [IRQCHECK_HPET] = "hpet",
@@ -140,24 +144,32 @@ static void dumpstate_word(const struct cmdline_word *w)
 	options.dumpstate_slot = slot;
 }
 
-/* late_boundary=CPU:SLOT:US, each a number. */
+/* late_boundary=CPU:SLOT:US, each a number; CPU may be `all`. */
 static void late_word(const struct cmdline_word *w)
 {
 	static const uint64_t max[3] = { MAX_CPUS - 1, SLOTS_MAX, LATE_US_MAX };
 	uint64_t v[3];
+	int all = 0;
 	const char *s = w->value, *end = w->value + w->value_len;
 	for (unsigned i = 0; i < 3; i++) {
 		const char *e = s;
 		while (e < end && *e != ':')
 			e++;
+		int is_all = i == 0 && str_eq_n(s, (size_t)(e - s), "all");
 		if ((e == end) != (i == 2) ||
-		    parse_u64(s, (size_t)(e - s), max[i], &v[i]) != PARSE_NUM_OK) {
-			bad(w, "CPU:SLOT:US: a CPU, a slot, at most 1000000 us",
-			    "none");
+		    (!is_all && parse_u64(s, (size_t)(e - s), max[i], &v[i]) !=
+					PARSE_NUM_OK)) {
+			bad(w, "CPU:SLOT:US: a CPU or all, a slot, at most "
+			    "1000000 us", "none");
 			return;
+		}
+		if (is_all) {
+			all = 1;
+			v[0] = 0;
 		}
 		s = e + 1;
 	}
+	options.late_all = all;
 	options.late_cpu = (unsigned)v[0];
 	options.late_slot = v[1];
 	options.late_us = v[2];
@@ -289,6 +301,11 @@ void options_parse(const char *cmdline)
 			dumpstate_word(&w);
 		} else if (cmdline_key_is(&w, "late_boundary")) {
 			late_word(&w);
+		} else if (cmdline_key_is(&w, "late_count")) {
+			number(&w, &options.late_count, 1, SLOTS_MAX, "1");
+		} else if (cmdline_key_is(&w, "late_mode")) {
+			options.late_mode = (enum late_mode)one_of(
+				&w, late_mode_names, 2, options.late_mode);
 		} else if (cmdline_key_is(&w, "arrivals")) {
 			options.arrivals = (enum arrivals_mode)one_of(
 				&w, arrivals_names, 4, options.arrivals);

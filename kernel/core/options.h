@@ -47,6 +47,14 @@ enum dumpstate_when {
 	DUMPSTATE_END,      /* after the run, with the quantum clock's */
 };
 
+/* late_mode=: how a late boundary (late_boundary=) comes late. */
+enum late_mode {
+	LATE_HOLD,          /* held in the timer's handler, as an SMI would */
+	LATE_STALL,         /* the CPU stalls before it takes the interrupt,
+			     * as a virtual CPU whose host thread is
+			     * descheduled: what came meanwhile goes first */
+};
+
 /* arrivals=: where a run's aperiodic arrivals come from (docs/interrupts.md). */
 enum arrivals_mode {
 	ARRIVALS_TIMER,     /* the run's own one-shot timers */
@@ -96,10 +104,14 @@ struct kernel_options {
 	enum gdb_mode gdb;
 	enum dumpstate_when dumpstate;
 	uint64_t dumpstate_slot;
-	/* late_boundary=CPU:SLOT:US: CPU's boundary SLOT is handled US
-	 * microseconds late (kernel/time/quantum_clock.c); late_us 0: none. */
+	/* late_boundary=CPU:SLOT:US: CPU's (late_all: every CPU's) boundaries
+	 * SLOT to SLOT + late_count - 1 are handled US microseconds late,
+	 * held in the timer's handler or stalled before it (late_mode=;
+	 * kernel/time/quantum_clock.c); late_us 0: none. */
 	unsigned late_cpu;
-	uint64_t late_slot, late_us;
+	int late_all;
+	uint64_t late_slot, late_us, late_count;
+	enum late_mode late_mode;
 	enum arrivals_mode arrivals;
 	enum irqcheck_mode irqcheck;
 	enum timing_mode timing;

@@ -168,36 +168,56 @@ uint64_t dispatch_slot_now(void)
 	return now > at ? now : at;
 }
 
+/*
+ * Slots [charged_to, upto) of this CPU are charged to the tasks the plugin
+ * decided for them, as the plugin counts them: in a run that keeps up that
+ * is the thread that ran each (the CPU switched to the answer at once),
+ * and where the CPU was late to act on a decision -- a boundary it passed
+ * while still in an earlier one's handler, a reschedule IPI taken after
+ * the slots it concerns had passed -- the slot still counts as the
+ * plugin's task's quantum, so a job ends where the plugin's does and the
+ * two job counts never drift apart (a drift of one made every later job
+ * of the task a period late, docs/platform.md). A task is never charged
+ * for slots before its slept_through, nor once stopped (unless it is the
+ * thread that ran here: a kill charges its last slots).
+ */
 void dispatch_account(uint64_t upto)
 {
 	struct cpu_sched *cs = dispatch_me();
 	if (upto <= cs->charged_to)
 		return;
-	if (cs->current->index >= 0)
-		jobs_charge(cs->current, this_cpu()->cpu, cs->charged_to, upto);
-	cs->charged_to = upto;
-}
-
-void dispatch_account_unserved(uint64_t upto)
-{
-	struct cpu_sched *cs = dispatch_me();
 	unsigned me = this_cpu()->cpu;
-	for (uint64_t s = cs->charged_to; !source && s < upto; s++) {
-		int i = decide_answer(me, s);
-		if (i == SCHED_IDLE)
-			continue;
-		struct task *t = &tasks[i];
-		if (t->state == TASK_OK && s >= t->slept_through)
-			jobs_charge(t, me, s, s + 1);
-	}
-	if (upto > cs->charged_to)
+	if (source) {
+		/* An event run has no quantum job model (dispatch.h). */
 		cs->charged_to = upto;
+		return;
+	}
+	for (uint64_t s = cs->charged_to; s < upto;) {
+		uint64_t until;
+		int i = decide_answer_run(me, s, &until);
+		if (until > upto)
+			until = upto;
+		if (i != SCHED_IDLE) {
+			struct task *t = &tasks[i];
+			uint64_t from = s > t->slept_through ? s : t->slept_through;
+			if ((t->state == TASK_OK || t == cs->current) &&
+			    from < until)
+				jobs_charge(t, me, from, until);
+		}
+		s = until;
+	}
+	cs->charged_to = upto;
 }
 
 void dispatch_changed(unsigned cpu, uint64_t slot, int task)
 {
-	(void)task;
 	struct cpu_sched *cs = &cpu_scheds[cpu];
+	/* Chosen anew after its job ended by sleeping in this slot: its next
+	 * job is released (it was late) and the plugin counts the slot for
+	 * it, so it may run now instead of idling to the slot's end. */
+	if (task != SCHED_IDLE && tasks[task].sleeping &&
+	    tasks[task].slept_through > slot)
+		tasks[task].slept_through = slot;
 	if (decide_at_events()) {
 		uint64_t at = cs->slot;
 		while (at < slot && !__atomic_compare_exchange_n(

@@ -59,14 +59,10 @@ void dispatch_enter_slot(uint64_t slot);
  * boundaries are few) the quantum clock's. */
 uint64_t dispatch_slot_now(void);
 
-/* The thread running here ran every slot since the last charge up to
- * `upto` (kernel/task/jobs.h, jobs_charge). Interrupts off. */
+/* The slots since the last charge up to `upto` are charged to the tasks
+ * the plugin decided for them on this CPU (kernel/task/jobs.h,
+ * jobs_charge), whether or not the CPU got to run them. Interrupts off. */
 void dispatch_account(uint64_t upto);
-/* The slots up to upto passed while this CPU was still in an earlier
- * boundary's handler: what was decided for them never ran, but the plugin
- * counted each as its task's quantum, so each is charged to that task
- * (its job ends where the plugin's does) and not to the current one. */
-void dispatch_account_unserved(uint64_t upto);
 
 /* Switch to this CPU's current answer if it can run (interrupts off, not
  * in_kernel). */
@@ -79,7 +75,8 @@ void dispatch_after_timer(void *ctx, unsigned cpu, struct trap_frame *f);
 /* The answer for CPU cpu's slot changed (decide's callback): cpu reads it
  * again -- now if it is this CPU (at its next preemption point), else
  * after the IPI this sends, if cpu has reached that slot (at events it
- * has: the slot is now, and becomes cpu's). */
+ * has: the slot is now, and becomes cpu's). A task chosen again in the
+ * slot its job ended by sleeping may run at once. */
 void dispatch_changed(unsigned cpu, uint64_t slot, int task);
 
 /* Where t's job is, in its control page (lib/rt_abi.h: job_index,

@@ -16,14 +16,21 @@
 #include "../trace/trace.h"
 #include "verdict.h"
 
-/* How many slots a CPU's decisions may run ahead of the CPU: a CPU that
- * falls further behind (missed boundaries) takes the newest. */
-#define AHEAD 16
+/* How many decisions each CPU keeps: a CPU that falls further behind
+ * (missed boundaries) takes the newest, and the slots it passed are
+ * charged from them (kernel/run/dispatch.c, dispatch_account). Under
+ * plain TCG on a loaded host a virtual CPU was seen to stall 15 quanta. */
+#define AHEAD 64
 /* decided_or_lock's answer: the slot was decided by another CPU. */
 #define DECIDED_ELSEWHERE (~0ull)
 
+/* A CPU's latest decisions in slot order: entry n (of `head` written) at
+ * n % AHEAD. A new slot's decision is appended; a replacement (a kernel
+ * event's) is always for the newest slot decided, so it rewrites the
+ * newest entry. */
 struct answers {
-	uint64_t slot[AHEAD];      /* slot + 1; 0: empty */
+	volatile uint64_t head;
+	uint64_t slot[AHEAD];      /* slot + 1; 0: being written */
 	int task[AHEAD];
 	uint64_t given;            /* answers so far, under the lock */
 } __attribute__((aligned(64)));
@@ -74,11 +81,63 @@ int decide_failed(void)
 	return dc.failed;
 }
 
+/* Entry n of CPU a's decisions: its slot + 1 (0: being written, or
+ * overwritten under the read) and its task, read whole against a
+ * concurrent remember(). */
+static uint64_t entry(const struct answers *a, uint64_t n, int *task)
+{
+	unsigned i = (unsigned)(n % AHEAD);
+	uint64_t s = __atomic_load_n(&a->slot[i], __ATOMIC_ACQUIRE);
+	*task = __atomic_load_n(&a->task[i], __ATOMIC_ACQUIRE);
+	return __atomic_load_n(&a->slot[i], __ATOMIC_ACQUIRE) == s ? s : 0;
+}
+
+/* The newest entry at or before slot, walking back from the newest; 0 and
+ * SCHED_IDLE when none is kept. *until: the slot of the entry after it
+ * (UINT64_MAX for the newest). */
+static uint64_t find(const struct answers *a, uint64_t slot, int *task,
+		     uint64_t *until)
+{
+	uint64_t head = __atomic_load_n(&a->head, __ATOMIC_ACQUIRE);
+	uint64_t oldest = head > AHEAD ? head - AHEAD : 0;
+	*until = UINT64_MAX;
+	*task = SCHED_IDLE;
+	for (uint64_t n = head; n > oldest; n--) {
+		int t;
+		uint64_t s = entry(a, n - 1, &t);
+		if (s && s <= slot + 1) {
+			*task = t;
+			return s;
+		}
+		if (s)
+			*until = s - 1;
+	}
+	return 0;
+}
+
 static void remember(unsigned cpu, uint64_t slot, int task)
 {
 	struct answers *a = &dc.ans[cpu];
-	a->task[slot % AHEAD] = task;
-	__atomic_store_n(&a->slot[slot % AHEAD], slot + 1, __ATOMIC_RELEASE);
+	uint64_t head = a->head;
+	unsigned newest = (unsigned)((head + AHEAD - 1) % AHEAD);
+	if (head && a->slot[newest] >= slot + 1) {
+		/* A replacement: the newest entry (or, never seen, an older
+		 * one still kept). */
+		for (uint64_t n = head; n > 0 && n + AHEAD > head; n--) {
+			unsigned i = (unsigned)((n - 1) % AHEAD);
+			if (a->slot[i] == slot + 1) {
+				__atomic_store_n(&a->task[i], task,
+						 __ATOMIC_RELEASE);
+				return;
+			}
+		}
+		return;
+	}
+	unsigned i = (unsigned)(head % AHEAD);
+	__atomic_store_n(&a->slot[i], 0, __ATOMIC_RELEASE);
+	__atomic_store_n(&a->task[i], task, __ATOMIC_RELEASE);
+	__atomic_store_n(&a->slot[i], slot + 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&a->head, head + 1, __ATOMIC_RELEASE);
 }
 
 int decide_at_events(void)
@@ -86,20 +145,21 @@ int decide_at_events(void)
 	return dc.at_events;
 }
 
-/* At events a CPU runs the answer of the latest slot decided for it. */
+/* A CPU runs the answer of the latest slot decided for it: at events the
+ * latest at or before its slot; at every boundary that slot's own. */
 int decide_answer(unsigned cpu, uint64_t slot)
 {
-	struct answers *a = &dc.ans[cpu];
-	if (__atomic_load_n(&a->slot[slot % AHEAD], __ATOMIC_ACQUIRE) == slot + 1)
-		return a->task[slot % AHEAD];
-	uint64_t best = 0;
-	int task = SCHED_IDLE;
-	for (unsigned i = 0; dc.at_events && i < AHEAD; i++) {
-		uint64_t s = __atomic_load_n(&a->slot[i], __ATOMIC_ACQUIRE);
-		if (s > best && s <= slot + 1) {
-			best = s;
-			task = a->task[i];
-		}
+	uint64_t until;
+	return decide_answer_run(cpu, slot, &until);
+}
+
+int decide_answer_run(unsigned cpu, uint64_t slot, uint64_t *until)
+{
+	int task;
+	uint64_t s = find(&dc.ans[cpu], slot, &task, until);
+	if (!dc.at_events) {
+		*until = slot + 1;
+		return s == slot + 1 ? task : SCHED_IDLE;
 	}
 	return task;
 }
@@ -109,10 +169,11 @@ int decide_answer(unsigned cpu, uint64_t slot)
 void decide_on_choice(void *ctx, unsigned cpu, uint64_t t, int task)
 {
 	(void)ctx;
-	struct answers *a = &dc.ans[cpu];
-	int replaces = a->slot[t % AHEAD] == t + 1;
+	int old;
+	uint64_t until;
+	int replaces = find(&dc.ans[cpu], t, &old, &until) == t + 1;
 	remember(cpu, t, task);
-	a->given++;
+	dc.ans[cpu].given++;
 	verdict_decided(cpu, t, task);
 	if (replaces && dc.changed)
 		dc.changed(cpu, t, task);

@@ -48,6 +48,11 @@ int decide_boundary(unsigned cpu, uint64_t slot, int *failed);
 
 /* The latest answer for CPU cpu's slot (after decide_boundary for it). */
 int decide_answer(unsigned cpu, uint64_t slot);
+/* The same, and in *until the first later slot whose answer may differ
+ * (slot + 1 when every slot is decided; at events the next slot decided
+ * for cpu, UINT64_MAX if none yet). A slot older than the decisions kept
+ * answers SCHED_IDLE. */
+int decide_answer_run(unsigned cpu, uint64_t slot, uint64_t *until);
 
 /* After CPU's boundary at slot: the slot its timer is armed for next --
  * slot + 1, or at events the next slot to decide. */

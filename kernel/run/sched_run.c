@@ -98,8 +98,6 @@ static uint64_t on_boundary(void *ctx, unsigned cpu, uint64_t slot,
 	trace_emit_at(entry, TRACE_TICK_START, missed ? TRACE_F_TICK_MISSED : 0,
 		      idx(cur), 0, slot);
 	uint64_t slots = qclock_slots();
-	if (missed)
-		dispatch_account_unserved(slot);
 	dispatch_account(slot);
 	if (cpu == 0 && slot == 0)
 		leave_before_release();

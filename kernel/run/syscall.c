@@ -12,6 +12,7 @@
 #include "../time/quantum_clock.h"
 #include "../run/sched_decide.h"
 #include "../task/task.h"
+#include "../trace/trace.h"
 #include "lock.h"
 #include "release.h"
 #include "task_kill.h"
@@ -91,24 +92,34 @@ static int64_t sys_sleep_next_period(struct task *t, struct trap_frame *f)
 	uint64_t slot = dispatch_slot_now();
 	uint64_t job = t->jobs.done;
 	dispatch_account(slot);
+	/* Before the plugin hears of it: a plugin that chooses the task again
+	 * in this slot (its next job is released already) lifts the mark
+	 * (dispatch_changed). */
+	t->slept_through = slot + 1;
+	t->sleeping = 1;
 	/* A task that makes this call only after its budget's last quantum
 	 * ended (it ran late) had its job ended at that boundary, for the
 	 * plugin too: this call ends nothing more, or the next job would be
 	 * counted done before it ran, and every later job_info would name the
-	 * job after the one running. */
-	if (t->jobs.done == job) {
+	 * job after the one running. Nor does a call before that next job's
+	 * release: the task ran on past its budget's boundary because the
+	 * CPU's timer came late, and a job_info meanwhile had already charged
+	 * the slot and ended the job (plain TCG on a loaded host: the
+	 * kernel's count then ran ahead of the plugin's, every later sample
+	 * measured from a release still to come). */
+	if (t->jobs.done == job && jobs_release_slot(t, job) <= slot) {
 		jobs_complete(t, qclock_now());
 		decide_event(SCHED_EV_COMPLETE, (unsigned)t->index, slot, 0);
 	}
-	return leave_cpu(t, slot, 1);
+	return leave_cpu(t, slot, 0);
 }
 
 /*
  * Job `job` ends now. The rest of the slot is the task's next job's when
  * the plugin, told of the end, answers this CPU with the task again (its
  * next job is out already); otherwise the task is out until the plugin
- * chooses it for a later slot -- as after sleep_next_period, which never
- * keeps the rest of the slot.
+ * chooses it for a later slot -- as after sleep_next_period, whose task
+ * the plugin's new answer takes back (dispatch_changed).
  */
 static int64_t sys_end_job(struct task *t, struct trap_frame *f)
 {
@@ -219,6 +230,13 @@ static int64_t sys_write(struct task *t, struct trap_frame *f)
 	return (int64_t)len;
 }
 
+/* The task's own trace point: a `user` record with its job and value. */
+static int64_t sys_trace(struct task *t, struct trap_frame *f)
+{
+	trace_emit(TRACE_USER, 0, (uint32_t)t->index, (uint32_t)f->rdi, f->rsi);
+	return 0;
+}
+
 static const syscall_fn table[RT_SYS_COUNT] = {
 	[RT_SYS_EXIT] = sys_exit,
 	[RT_SYS_SLEEP_NEXT_PERIOD] = sys_sleep_next_period,
@@ -230,6 +248,7 @@ static const syscall_fn table[RT_SYS_COUNT] = {
 	[RT_SYS_TASK_INFO] = sys_task_info,
 	[RT_SYS_LOCK] = lock_sys_lock,
 	[RT_SYS_UNLOCK] = lock_sys_unlock,
+	[RT_SYS_TRACE] = sys_trace,
 };
 
 static void on_syscall(struct trap_frame *f)

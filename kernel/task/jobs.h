@@ -8,10 +8,13 @@
  * of slots (a release at slot r is at T0 + r*Q on every CPU, staggered or
  * not): job j of a task is released at phase + j*p and is due d slots
  * later. A job is done when
- *  - it has run e quanta: a quantum counts for the task that was running
- *    on a CPU when the boundary ending the slot came, and the job completes
- *    at the ideal end of its last slot (so staggered Pfair's effect E1 is a
- *    tardiness of k/M quanta on CPU k, as the paper has it), or
+ *  - it has run e quanta: a CPU's slot counts for the task the plugin
+ *    decided for it (kernel/run/dispatch.c, dispatch_account) -- the
+ *    thread that ran it when the CPU keeps up, and the plugin's task still
+ *    when the CPU was too late to run it -- so the two job counts agree;
+ *    the job completes at the ideal end of its last slot (so staggered
+ *    Pfair's effect E1 is a tardiness of k/M quanta on CPU k, as the
+ *    paper has it), or
  *  - the task says so (sleep_next_period), at that instant;
  * it missed its deadline when it completed after it. A task that runs ahead
  * of its releases (Pfair's early release) works on its next job.
@@ -48,9 +51,9 @@ uint64_t jobs_deadline_slot(const struct task *t, uint64_t j);
  * at t (in file order from *next_event). */
 void jobs_boundary(uint64_t t, unsigned *next_event);
 
-/* On CPU cpu, t ran through slots [from, to): it was running when each
- * of their ending boundaries came (one slot at a quantum boundary; at
- * events, every slot since the CPU last charged). */
+/* On CPU cpu, slots [from, to) count for t: the plugin decided t for
+ * each (one slot at a quantum boundary; at events, every slot since the
+ * CPU last charged). */
 void jobs_charge(struct task *t, unsigned cpu, uint64_t from, uint64_t to);
 
 /* t spins for a resource from slot `from` on (to UINT64_MAX), or stops at

@@ -16,6 +16,8 @@
 struct clock_cpu {
 	volatile uint64_t next;        /* the next boundary's index */
 	volatile uint64_t serviced, missed;
+	uint64_t stalled;              /* late_mode=stall: 1 + the boundary
+					* stalled for */
 	/* Serviced boundaries entered half a quantum or more after their
 	 * time; the latest any boundary was taken, missed ones (handled in
 	 * an earlier one's interrupt) included, in cycles. */
@@ -195,6 +197,13 @@ static uint64_t want(uint64_t slot, uint64_t asked)
 	return asked < qclock.limit ? asked : qclock.limit;
 }
 
+/* late_boundary=: boundary i of CPU k is one of the late ones. */
+static int is_late(unsigned k, uint64_t i)
+{
+	return qclock.late_cycles && (options.late_all || k == options.late_cpu) &&
+	       i >= options.late_slot && i - options.late_slot < options.late_count;
+}
+
 /* late_boundary=: this boundary is handled as if an SMI or a long interrupt
  * held the CPU; PAUSE keeps an emulator's round robin going meanwhile. */
 static void handle_late(uint64_t entry)
@@ -215,6 +224,19 @@ static void on_timer(struct trap_frame *f)
 		lapic_eoi();
 		return;
 	}
+	if (is_late(k, i) && options.late_mode == LATE_STALL &&
+	    c->stalled != i + 1) {
+		/* late_mode=stall: the CPU stops before it takes this
+		 * interrupt, interrupts off. The boundary is armed again, due
+		 * at once: when the CPU goes on, the interrupts that came
+		 * meanwhile (a reschedule IPI is of a higher class) are taken
+		 * first, as for a virtual CPU whose host thread did not run. */
+		c->stalled = i + 1;
+		lapic_eoi();
+		handle_late(now);
+		arm(k, qclock_ideal(k, i));
+		return;
+	}
 	uint64_t bsp_now = now - (uint64_t)percpu[k].tsc_offset;
 	if (i < qclock.slots) {
 		c->serviced++;
@@ -225,8 +247,7 @@ static void on_timer(struct trap_frame *f)
 		if (late >= qclock.half_quantum)
 			c->late++;
 	}
-	if (qclock.late_cycles && k == options.late_cpu &&
-	    i == options.late_slot)
+	if (is_late(k, i) && options.late_mode == LATE_HOLD)
 		handle_late(now);
 	i = want(i, qclock.client.boundary(qclock.client.ctx, k, i, 0, bsp_now));
 	/* Boundaries that passed while this one was handled were never
@@ -274,7 +295,7 @@ void qclock_prepare(int staggered, uint64_t slots, uint64_t quantum_us,
 	qclock.t0 = qclock_now() + tsc_from_us(lead_us);
 	qclock.late_cycles = tsc_from_us(options.late_us);
 	qclock.half_quantum = (quantum_us * tsc.khz + 1999) / 2000;
-	if (options.late_us && options.late_cpu >= cpus)
+	if (options.late_us && !options.late_all && options.late_cpu >= cpus)
 		kprintf("quantum clock: late_boundary=%u:...: there is no CPU %u "
 			"(%u CPUs); no boundary is late\n", options.late_cpu,
 			options.late_cpu, cpus);

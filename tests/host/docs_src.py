@@ -348,7 +348,9 @@ def kernel_words(root=ROOT):
                     string_literals(helper)):
                 maxes = re.search(r"max\[3\]\s*=\s*\{([^}]*)\}", helper)
                 w.update(kind="late", parts=[eval_int(x, macros) for x in
-                                             split_args(maxes.group(1))])
+                                             split_args(maxes.group(1))],
+                         cpu_words=[v for v in string_literals(helper)
+                                    if re.fullmatch(r"[a-z]+", v)])
             elif "parse_u64" in helper:
                 pu = calls(helper, "parse_u64")[0][1]
                 w.update(kind="slot_or_words", min=0,
@@ -390,7 +392,8 @@ def word_accepts(words, key, value):
             parts = v.split(":")
             if len(parts) != 3 or not all(
                     p.isdigit() and int(p) <= m or re.fullmatch(r"[A-Z]+", p)
-                    for p, m in zip(parts, w["parts"])):
+                    or (i == 0 and p in w.get("cpu_words", ()))
+                    for i, (p, m) in enumerate(zip(parts, w["parts"]))):
                 return f"{key}={v}: not CPU:SLOT:US within {w['parts']}"
     return None
 

@@ -77,7 +77,7 @@ def test_syscall_stubs_use_the_abi_registers():
              "sys_wait_release": "RT_SYS_WAIT_RELEASE",
              "sys_end_job": "RT_SYS_END_JOB",
              "sys_task_info": "RT_SYS_TASK_INFO", "sys_lock": "RT_SYS_LOCK",
-             "sys_unlock": "RT_SYS_UNLOCK"}
+             "sys_unlock": "RT_SYS_UNLOCK", "sys_trace": "RT_SYS_TRACE"}
     assert set(stubs.values()) == set(numbers) - {"RT_SYS_COUNT"}
     arg_regs = re.compile(r"%(r?di|r?si|r?dx|[sd]il|dl|edi|esi|edx)\b")
     for stub, const in stubs.items():

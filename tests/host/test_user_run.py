@@ -128,13 +128,19 @@ def test_backtest_without_periods_or_array_says_why():
 # ---------------------------------------------------------------- latency
 def test_latency_measures_every_release_after_a_sleep():
     """A sample per return from sleep_next_period, none for the first job;
-    no other system call than the one job_info per sample."""
+    no other system calls than the one job_info per sample and the trace
+    record that gives the sample with its job: jobs 1 to 4, and the values
+    are the samples (their sum and maximum are the control page's)."""
     jobs = 5
     r = user_run("latency", "--e", 1, "--p", 2, "--quantum-us", 500,
                  "--jobs", jobs)
     c = r["control"]
     assert r["end"] == "jobs" and r["console"] == []
-    assert r["syscalls"] == {"sleep_next_period": jobs, "job_info": jobs - 1}
+    assert r["syscalls"] == {"sleep_next_period": jobs, "job_info": jobs - 1,
+                             "trace": jobs - 1}
+    assert [j for j, _ in r["traced"]] == list(range(1, jobs))
+    values = [v for _, v in r["traced"]]
+    assert (sum(values), max(values)) == (c["lat_sum_ns"], c["lat_max_ns"])
     assert c["lat_count"] == jobs - 1 and c["jobs_seen"] == jobs
     assert c["lat_max_ns"] * (jobs - 1) >= c["lat_sum_ns"]
 

@@ -2,8 +2,10 @@
 task's first instruction, in our kernel and, for comparison, Linux
 PREEMPT_RT's cyclictest, both in QEMU TCG with -smp 2.
 
-Ours: partitioned EDF on 2 CPUs, one work=latency task per CPU (e=1 p=2:
-a 2 ms period), plain TCG like Linux. Each task measures itself (user/
+Ours: partitioned EDF on 2 CPUs, one work=latency task per CPU (e=1 p=2
+d=1: a 2 ms period, each job due a quantum after its release -- density
+1, so first fit puts the two on different CPUs; with d=p both fitted on
+CPU 0 and the second waited behind the first), plain TCG like Linux. Each task measures itself (user/
 latency.c): the TSC its first instruction after sleep_next_period reads,
 minus the new job's release -- the ideal quantum boundary, so a late timer
 interrupt counts -- and the kernel prints RESULT task lat_n, lat_avg_ns,
@@ -114,8 +116,8 @@ def ours_item(samples, timing, hourglass="off"):
     8 halting."""
     slots = (samples + 1) * PERIOD_US // 1000
     return workitems.boot_item(
-        tasks=(f"task L0 e=1 p={PERIOD_US // 1000} work=latency\n"
-               f"task L1 e=1 p={PERIOD_US // 1000} work=latency\n"),
+        tasks=(f"task L0 e=1 p={PERIOD_US // 1000} d=1 work=latency\n"
+               f"task L1 e=1 p={PERIOD_US // 1000} d=1 work=latency\n"),
         tasks_name="latency.tasks",
         cmdline=f"sched=pedf slots={slots} hourglass={hourglass}", smp=2,
         timeout=600 + slots // 10,

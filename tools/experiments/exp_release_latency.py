@@ -107,7 +107,7 @@ def run(mode, outdir):
               "of their own)",
         figure="release latency, ours beside cyclictest's",
         measured="pedf on 2 CPUs, a work=latency task per CPU (e=1 p=2 "
-                 "quanta of 1 ms), idle CPUs halted (hourglass=off; one TCG "
+                 "d=1 quanta of 1 ms), idle CPUs halted (hourglass=off; one TCG "
                  "run with the hourglass): each job's first instruction's "
                  "TSC minus its release, RESULT task lat_avg_ns and "
                  "lat_max_ns "

@@ -13,7 +13,7 @@ EVENTS = {
     13: "wake", 14: "join", 15: "leave", 16: "budget_exhausted",
     17: "budget_replenished", 18: "hourglass_gap", 19: "hourglass_total",
     20: "fault", 21: "arrival", 22: "timer", 23: "self", 24: "lock",
-    25: "blocked",
+    25: "blocked", 26: "user",
 }
 # A lock record's flags (sched/sched.h, enum sched_lock_kind), and a
 # blocked record's (lib/trace_rec.h, TRACE_F_BLOCKED_*).

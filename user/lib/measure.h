@@ -37,13 +37,14 @@ static inline void measure_record(volatile uint64_t *count,
 
 /* The release latency of the job that began when the TSC read woke, after
  * sleep_next_period returned: woke minus the job's release (0 if the clocks'
- * skew put it before). */
-static inline void measure_release_latency(volatile struct rt_control *ctl,
-					   uint64_t woke, uint64_t release_ns)
+ * skew put it before), recorded and returned. */
+static inline uint64_t measure_release_latency(volatile struct rt_control *ctl,
+					       uint64_t woke, uint64_t release_ns)
 {
 	uint64_t ns = measure_tsc_to_ns(ctl, woke);
-	measure_record(&ctl->lat_count, &ctl->lat_sum_ns, &ctl->lat_max_ns,
-		       ns > release_ns ? ns - release_ns : 0);
+	uint64_t lat = ns > release_ns ? ns - release_ns : 0;
+	measure_record(&ctl->lat_count, &ctl->lat_sum_ns, &ctl->lat_max_ns, lat);
+	return lat;
 }
 
 #endif

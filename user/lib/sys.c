@@ -90,3 +90,8 @@ int64_t sys_task_info(struct rt_task_info *out)
 {
 	return syscall1(RT_SYS_TASK_INFO, (uint64_t)out);
 }
+
+int64_t sys_trace(uint64_t job, uint64_t value)
+{
+	return syscall2(RT_SYS_TRACE, job, value);
+}

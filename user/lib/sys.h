@@ -32,5 +32,7 @@ int64_t sys_wait_release(void);
 int64_t sys_end_job(uint64_t job);
 /* The task's own parameters (lib/rt_abi.h, struct rt_task_info). */
 int64_t sys_task_info(struct rt_task_info *out);
+/* A `user` record in the run's trace with job and value as given. */
+int64_t sys_trace(uint64_t job, uint64_t value);
 
 #endif
