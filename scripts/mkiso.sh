@@ -13,6 +13,11 @@
 #                            place of the firmware's table of the same
 #                            signature before any entry boots: tests give
 #                            the kernel tables QEMU cannot)
+#                            [--menu-wait S]   (seconds GRUB shows its menu
+#                            before it boots the default entry; 1 unless
+#                            given. A person at a screen needs it; a boot
+#                            in QEMU that nobody watches takes 0: under
+#                            -icount GRUB's one second costs about 5 s)
 # The programs there are: build/user/NAME.elf for each user/NAME.c, and
 # each --program. With --tasks it packs exactly those the task set names
 # (work=, tools/taskset_check --works) and refuses a name none of them
@@ -23,7 +28,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 out=$1
 shift
-extra="" tasks="" entry=0 omit=""
+extra="" tasks="" entry=0 omit="" wait=1
 acpi_files=()
 declare -A have=()
 names=()
@@ -37,6 +42,7 @@ while (($#)); do
 	--cmdline) extra=$2; shift 2 ;;
 	--tasks) tasks=$2; shift 2 ;;
 	--entry) entry=$2; shift 2 ;;
+	--menu-wait) wait=$2; shift 2 ;;
 	--omit-program) omit=$2; shift 2 ;;
 	--acpi-table) acpi_files+=("$2"); shift 2 ;;
 	--program)
@@ -156,9 +162,12 @@ what=${what//\"/\'} also=${also//\"/\'}
 esc() { printf '%s' "$1" | sed 's/[&/\]/\\&/g'; }
 esc_extra=$(esc "$extra")
 [[ $entry =~ ^[0-9]+$ ]] || { echo "mkiso: --entry wants a number" >&2; exit 2; }
+[[ $wait =~ ^[0-9]+$ ]] ||
+	{ echo "mkiso: --menu-wait wants a number of seconds, not '$wait'" >&2; exit 2; }
 # A line holding only @MODULE@ becomes the module lines, indented as it was.
 sed -e "s/@EXTRA@/$esc_extra/" -e "s/@WHAT@/$(esc "$what")/" \
 	-e "s/@ALSO@/$(esc "$also")/" -e "s/^set default=0$/set default=$entry/" \
+	-e "s/^set timeout=1$/set timeout=$wait/" \
 	boot/grub.cfg | while IFS= read -r line; do
 	if [[ $line =~ ^[[:space:]]*@ACPI@[[:space:]]*$ ]]; then
 		[[ -z $acpi_line ]] || printf 'insmod acpi\n%s\n' "$acpi_line"

@@ -31,7 +31,7 @@ class Machine:
         self.serial = pathlib.Path(self.tmp.name) / "serial.log"
         self.port = free_port()
         cmd = ["qemu-system-x86_64", "-machine", "pc", "-smp", str(smp),
-               "-m", "256M", "-display", "none", "-no-reboot",
+               "-m", "256M", "-display", "none", "-no-reboot", "-nic", "none",
                "-monitor", "none", "-serial", f"file:{self.serial}",
                "-cdrom", str(iso), *DEBUG_EXIT]
         if stub == "qemu":

@@ -131,3 +131,25 @@ def test_menu_entries_are_named_after_what_they_boot(iso, iso_with,
         (tree / "grub" / "grub.cfg").read_text())]
     assert titles[0] == "rtk: run gedf over two.tasks (slots=40 timing=virtual)"
     assert titles[1:] == [f"{t} ({words})" for t in plain[1:]]
+
+
+def menu_wait(out, tmp_path, *args):
+    """The `set timeout=` of an ISO scripts/mkiso.sh makes with args."""
+    subprocess.run([str(ROOT / "scripts/mkiso.sh"), str(out), *args],
+                   capture_output=True, check=True, timeout=120)
+    cfg = (extract(out, tmp_path / out.stem) / "grub" / "grub.cfg").read_text()
+    return re.findall(r"^set timeout=(.*)$", cfg, re.M)
+
+
+def test_the_menu_waits_a_second_unless_told(tmp_path):
+    """A medium for a person's screen (make iso, make usb) shows GRUB's menu
+    for a second; the tests' boots, which nobody watches, ask for 0
+    (tests/boot/harness.make_iso); a wait that is not a number is refused."""
+    assert menu_wait(tmp_path / "plain.iso", tmp_path) == ["1"]
+    assert menu_wait(tmp_path / "none.iso", tmp_path, "--menu-wait", "0") == ["0"]
+    assert menu_wait(tmp_path / "five.iso", tmp_path, "--menu-wait", "5") == ["5"]
+    bad = subprocess.run([str(ROOT / "scripts/mkiso.sh"),
+                          str(tmp_path / "bad.iso"), "--menu-wait", "1s"],
+                         capture_output=True, text=True, timeout=120)
+    assert bad.returncode == 2 and not (tmp_path / "bad.iso").exists()
+    assert "mkiso: --menu-wait wants a number of seconds, not '1s'" in bad.stderr
