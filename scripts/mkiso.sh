@@ -17,7 +17,7 @@
 #                            before it boots the default entry; 1 unless
 #                            given. A person at a screen needs it; a boot
 #                            in QEMU that nobody watches takes 0: under
-#                            -icount GRUB's one second costs about 5 s)
+#                            -icount GRUB's one second costs 2.5-5 s)
 # The programs there are: build/user/NAME.elf for each user/NAME.c, and
 # each --program. With --tasks it packs exactly those the task set names
 # (work=, tools/taskset_check --works) and refuses a name none of them

@@ -21,6 +21,9 @@ OVMF_VARS = pathlib.Path("/usr/share/OVMF/OVMF_VARS.fd")
 
 # isa-debug-exit: QEMU exits with (value << 1) | 1.
 DEBUG_EXIT = ["-device", "isa-debug-exit,iobase=0xf4,iosize=0x04"]
+# The kernel drives no network card, and with none the firmware
+# initialises none (about a second less per BIOS boot under -icount).
+NO_NIC = ["-nic", "none"]
 
 
 @dataclasses.dataclass
@@ -75,9 +78,9 @@ def make_iso(out, cmdline=None, tasks=None, entry=0, omit_program=None,
     user/NAME on the medium (tests/host/user_build.py builds variants);
     acpi_tables: files GRUB puts in place of the firmware's tables of the
     same signatures; menu_wait: the seconds GRUB shows its menu (0: a
-    boot nobody watches; GRUB's second costs about 5 s under -icount)."""
+    boot nobody watches; GRUB's second costs 2.5-5 s under -icount)."""
     if (cmdline is None and tasks is None and not entry and not omit_program
-            and not programs and not acpi_tables):
+            and not programs and not acpi_tables and menu_wait == 1):
         return ISO
     cmd = [str(ROOT / "scripts/mkiso.sh"), str(out), "--entry", str(entry),
            "--menu-wait", str(menu_wait)]
@@ -102,10 +105,8 @@ def qemu_command(iso, serial, smp=2, machine="pc", firmware="bios",
     """QEMU's argument list for qemu(): iso the medium, serial the console
     file, usb_stick the copy to attach as a USB disk (else a CD), vars_copy
     the UEFI variables' copy. Work items hash it into their key."""
-    # -nic none: the kernel drives no network card, and the firmware then
-    # initialises none (about a second less per BIOS boot under -icount).
     cmd = ["qemu-system-x86_64", "-machine", machine, "-smp", str(smp),
-           "-m", memory, "-display", "none", "-no-reboot", "-nic", "none",
+           "-m", memory, "-display", "none", "-no-reboot", *NO_NIC,
            "-serial", f"file:{serial}", "-monitor", "none", *DEBUG_EXIT]
     if usb_stick:
         cmd += ["-device", "qemu-xhci", "-drive",
@@ -198,7 +199,7 @@ def qemu_com1(iso, smp, feed, machine="pc", timeout=120, icount=None):
         srv.bind(path)
         srv.listen(1)
         cmd = ["qemu-system-x86_64", "-machine", machine, "-smp", str(smp),
-               "-m", "256M", "-display", "none", "-no-reboot", "-nic", "none",
+               "-m", "256M", "-display", "none", "-no-reboot", *NO_NIC,
                "-chardev", f"socket,id=com1,path={path}",
                "-serial", "chardev:com1", "-monitor", "none", *DEBUG_EXIT,
                "-cdrom", str(iso)]

@@ -53,6 +53,7 @@ def test_task_set_comes_first_and_only_its_programs_follow(iso_with,
     tree = extract(iso_with("sched=spd2", tasks=tasks, entry=2), tmp_path)
     cfg = (tree / "grub" / "grub.cfg").read_text()
     assert "set default=2" in cfg
+    assert re.findall(r"^set timeout=(.*)$", cfg, re.M) == ["0"]
     for title, modules in menu_modules(cfg):
         assert modules[0] == "module2 /boot/taskset.tasks two.tasks"
         check_programs(tree, modules[1:], ["writer", "spin"])
