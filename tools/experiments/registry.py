@@ -16,13 +16,15 @@ HOST_EXPERIMENTS = (
 )
 # The ones that boot the kernel in QEMU (tests/boot/
 # test_experiments_kernel.py runs them). litmus_schedulability and
-# litmus_rnp inflate with litmus_overheads' CSVs, so they come after it
+# litmus_rnp (and locking_schedulability) inflate with litmus_overheads'
+# CSVs, so they come after it
 # (tools/experiments/kernel_overheads.py; without the CSVs they boot).
 KERNEL_EXPERIMENTS = (
     "pfair_overhead_kernel",
     "litmus_overheads",
     "litmus_schedulability",
     "litmus_rnp",
+    "locking_schedulability",
     "litmus_tardiness",
     "litmus_backtest",
     "gdq_kernel",
@@ -38,6 +40,7 @@ AFTER = {
     "pfair_overhead_kernel": ("pfair_overhead",),
     "litmus_schedulability": ("litmus_overheads",),
     "litmus_rnp": ("litmus_overheads",),
+    "locking_schedulability": ("litmus_overheads",),
 }
 
 
