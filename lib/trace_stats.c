@@ -176,6 +176,7 @@ static void walk_tasks(struct trace_stats *st, unsigned cpu,
 		struct trace_task_stats *t = &st->task[r->task];
 		switch (r->event) {
 		case TRACE_COMPLETION:
+			t->last_done_at = r->arg;
 			if (r->flags == TRACE_F_DONE_BUDGET ||
 			    r->flags == TRACE_F_DONE_SLEEP)
 				t->jobs++;
@@ -185,6 +186,12 @@ static void walk_tasks(struct trace_stats *st, unsigned cpu,
 			}
 			break;
 		case TRACE_DEADLINE_MISS:
+			/* finish() writes a miss right after its completion,
+			 * on the same CPU. */
+			if (st->p.slots &&
+			    t->last_done_at >= trace_boundary(&st->p, 0,
+							      st->p.slots))
+				t->misses_at_end++;
 			t->misses++;
 			t->max_tardiness_cycles =
 				max_u64(t->max_tardiness_cycles, r->arg);

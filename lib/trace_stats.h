@@ -57,7 +57,12 @@ struct trace_task_stats {
 	/* misses counts the dropped jobs too (a wake after the deadline of
 	 * the job it interrupted), which `dropped` counts alone. */
 	uint64_t misses, dropped, faults;
+	/* Of the misses, those of jobs that completed at or after CPU 0's
+	 * boundary p.slots (a quantum-driven run): the last slot's charge,
+	 * which the plugin, deciding slots 0 .. slots - 1, never sees end. */
+	uint64_t misses_at_end;
 	uint64_t max_tardiness_cycles, ran_cycles, self_cycles;
+	uint64_t last_done_at;  /* the latest completion's time (its arg) */
 };
 
 struct trace_hourglass {

@@ -205,6 +205,10 @@ struct sched_plugin {
 	 * take their answers without waiting in line.
 	 */
 	int ordered;
+	/* It keeps no jobs or deadlines (a proportional-share scheduler):
+	 * stats() leaves jobs and misses 0, so the kernel's verdict reports
+	 * the misses of the run without comparing them. */
+	int no_deadlines;
 	/* The parameters it reads (sched_param_get), NULL-terminated; the
 	 * kernel and schedsim refuse any other. */
 	const char *const *params;

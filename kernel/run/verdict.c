@@ -81,7 +81,14 @@ void verdict_of_quanta(const struct sched_plugin *plugin, void *s,
 		v.slots_differ = slots_differing(st, &v.slots_mixed);
 		v.slots = slots * cpus - v.slots_mixed;
 	}
-	if (st) {
+	if (st && plugin->no_deadlines) {
+		for (unsigned i = 0; i < ntasks; i++) {
+			v.short_jobs += st->task[i].short_jobs;
+			v.misses += st->task[i].misses - st->task[i].dropped;
+		}
+		v.misses_unchecked_why = "a proportional-share plugin keeps no "
+					 "deadlines to compare them with";
+	} else if (st) {
 		v.misses_checked = 1;
 		for (unsigned i = 0; i < ntasks; i++)
 			v.short_jobs += st->task[i].short_jobs;
@@ -89,8 +96,12 @@ void verdict_of_quanta(const struct sched_plugin *plugin, void *s,
 			struct sched_task_stats q = { 0 };
 			plugin->stats(s, i, &q);
 			/* A job dropped at a wake is the set's event, which
-			 * the plugin does not count as a miss either. */
-			uint64_t ran = st->task[i].misses - st->task[i].dropped;
+			 * the plugin does not count as a miss either; nor does
+			 * it see the jobs that end with the last slot, whose
+			 * completion comes at the boundary after its last
+			 * decision. */
+			uint64_t ran = st->task[i].misses - st->task[i].dropped -
+				       st->task[i].misses_at_end;
 			v.misses += ran;
 			v.planned += q.misses;
 			if (ran > q.misses)

@@ -677,6 +677,7 @@ const struct sched_plugin gdq_plugin = {
 	.name = "gdq",
 	.params = gdq_params,
 	.description = "Grouped Distributed Queues (proportional share)",
+	.no_deadlines = 1,
 	.create = gdq_create,
 	.schedule = gdq_schedule,
 	.join = gdq_join,

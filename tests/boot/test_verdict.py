@@ -121,6 +121,56 @@ def test_misses_its_plan_does_not_have_fail_the_run(iso_with, tmp_path):
     assert "a job with no slack misses on the kernel's own costs" in out
 
 
+def booted(iso_with, tmp_path, words, text, cpus):
+    from harness import qemu
+    tasks = tmp_path / "set.tasks"
+    tasks.write_text(text)
+    b = qemu(iso_with(words, tasks=tasks), smp=cpus, icount=ICOUNT,
+             memory="512M")
+    summary = json.loads(re.search(r'^(\{"summary".*)$', b.serial,
+                                   re.M).group(1))["summary"]
+    return b, summary
+
+
+def test_a_miss_ending_with_the_last_slot_is_not_held_against_the_plan(
+        iso_with, tmp_path):
+    """Non-preemptive EDF on a heavy set: T4's seventh job is due at 294
+    and ends with the run's last slot, at 300. The kernel charges that slot
+    and counts the miss; the plugin decided slots 0-299 and would see the
+    job end at boundary 300, which the run never reaches. The verdict
+    compares only what both saw: it passes, while the task's own line
+    keeps the miss (2 against the plugin's 1)."""
+    b, summary = booted(iso_with, tmp_path, "sched=ngedf slots=300",
+                        "task T0 e=43 p=54\ntask T1 e=69 p=78\n"
+                        "task T2 e=20 p=36\ntask T3 e=16 p=23\n"
+                        "task T4 e=30 p=42\ntask T5 e=8 p=24\n", 4)
+    v = b.result("verdict")
+    tasks = {r["name"]: r for r in b.results("task")}
+    assert (v["status"], v["schedule"], v["misses"]) == \
+        ("pass", "ok", "ok"), b.tail()
+    assert (tasks["T4"]["misses"], summary["tasks"]["T4"]["misses"]) == \
+        ("2", 1)
+    assert int(v["misses_run"]) == int(v["misses_planned"]) == sum(
+        t["misses"] for t in summary["tasks"].values()) == 5
+
+
+def test_a_proportional_share_plugin_has_no_deadlines_to_check(iso_with,
+                                                               tmp_path):
+    """GDQ shares the CPUs by weight and keeps no jobs: its own count of
+    misses is always 0. Ten tasks of weight 1/5 to 1/10 on 4 CPUs miss 5
+    deadlines within GDQ's service error; the verdict reports them and
+    does not hold them against the plugin."""
+    text = "".join(f"task T{i} e=1 p={p}\n"
+                   for i, p in enumerate((10, 6, 7, 9, 7, 10, 10, 5, 8, 8)))
+    b, summary = booted(iso_with, tmp_path, "sched=gdq slots=40", text, 4)
+    v = b.result("verdict")
+    assert (v["status"], v["schedule"], v["misses"]) == \
+        ("pass", "ok", "unchecked"), b.tail()
+    assert int(v["misses_run"]) == sum(
+        int(r["misses"]) for r in b.results("task")) > 0
+    assert "a proportional-share plugin keeps no deadlines" in b.serial
+
+
 def test_a_late_timer_makes_an_event_run_late(iso_with, tmp_path):
     """At events the time check is the timers': CPU 1's first, at time 0,
     is held 2.5 ms, so the plugin's first call there comes 2.5 ms late --
