@@ -71,7 +71,16 @@ C_TESTS    := $(patsubst tests/host/c/%.c,%,$(wildcard tests/host/c/test_*.c))
 HOST_BINS  := $(TOOLS:%=$(BUILD)/host/%) $(TOOLS:%=$(BUILD)/host/%-fast) \
               $(C_TESTS:%=$(BUILD)/host/tests/%)
 
-host: $(HOST_BINS)
+# The QEMU plugin that counts each virtual CPU's instructions between the
+# kernel's trace records (tools/qemu/insn_count.c).
+QEMU_PLUGIN := $(BUILD)/host/insn_count.so
+
+host: $(HOST_BINS) $(QEMU_PLUGIN)
+
+$(QEMU_PLUGIN): tools/qemu/insn_count.c
+	@mkdir -p $(dir $@)
+	@echo "  CC (QEMU plugin)    $<"
+	$(Q)$(HOST_CC) $(HOST_WARN) -O2 -fPIC -shared -fvisibility=hidden $< -o $@
 
 $(BUILD)/host/san/%.o: %.c
 	@mkdir -p $(dir $@)

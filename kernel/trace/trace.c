@@ -48,6 +48,7 @@ int trace_setup(unsigned cpus, uint32_t records_per_cpu)
 
 void trace_reset(void)
 {
+	TRACE_MARK_RESET();
 	for (unsigned k = 0; k < trace_ncpus; k++) {
 		trace_buf[k].seq = 0;
 		trace_buf[k].dropped = 0;
@@ -156,6 +157,7 @@ uint64_t trace_cost_cycles(void)
 	struct trace_buf saved = trace_buf[cpu];
 	int was_on = trace_on;
 	trace_enable(1);
+	TRACE_MARK_SAVE();
 	for (unsigned r = 0; r < COST_ROUNDS; r++) {
 		trace_buf[cpu] = (struct trace_buf){ .rec = scratch,
 						     .cap = COST_RECORDS };
@@ -164,6 +166,7 @@ uint64_t trace_cost_cycles(void)
 			trace_emit(TRACE_TIMER, 0, TRACE_NO_TASK, 0, i);
 		cost[r] = (rdtsc_ordered() - t0 + COST_RECORDS / 2) / COST_RECORDS;
 	}
+	TRACE_MARK_RESTORE();
 	trace_enable(was_on);
 	trace_buf[cpu] = saved;
 	irq_restore(flags);

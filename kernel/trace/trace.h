@@ -55,6 +55,25 @@ void trace_reset(void);
 /* Recording on or off on every CPU. */
 void trace_enable(int on);
 
+/*
+ * Marks for the instruction-counting QEMU plugin (tools/qemu/insn_count.c):
+ * the 7-byte no-op `nopl 0x52544bNN(%rax)`, free on hardware. The plugin
+ * notes the executing CPU's instruction count at every TRACE_MARK_RECORD,
+ * one per record taken (dropped ones too), and forgets them all at
+ * TRACE_MARK_RESET; the k-th count of CPU c is then the count at its
+ * record of seq k (docs/trace-format.md, "Instructions per CPU"). Records
+ * put into a buffer other than the run's (trace_cost_cycles' scratch) go
+ * between TRACE_MARK_SAVE and TRACE_MARK_RESTORE, which drops their
+ * counts again.
+ */
+#define TRACE_MARK(tag)                                                      \
+	__asm__ volatile(".byte 0x0f, 0x1f, 0x80, " #tag ", 0x4b, 0x54, 0x52" \
+			 ::: "memory")
+#define TRACE_MARK_RECORD() TRACE_MARK(0x01)
+#define TRACE_MARK_RESET() TRACE_MARK(0x02)
+#define TRACE_MARK_SAVE() TRACE_MARK(0x03)
+#define TRACE_MARK_RESTORE() TRACE_MARK(0x04)
+
 /* A record stamped stamp (BSP-time TSC: this CPU's offset already
  * removed) into b, the calling CPU's buffer. */
 static inline void trace_put(struct trace_buf *b, uint64_t stamp, unsigned cpu,
@@ -63,6 +82,7 @@ static inline void trace_put(struct trace_buf *b, uint64_t stamp, unsigned cpu,
 {
 	uint32_t n = b->count;
 	uint32_t seq = b->seq++;
+	TRACE_MARK_RECORD();
 	if (n >= b->cap) {
 		b->dropped++;
 		return;

@@ -31,6 +31,8 @@ class Boot:
     returncode: int
     serial: str
     timed_out: bool
+    # What tools/qemu/insn_count.c wrote (qemu(insn_count=True)), or "".
+    marks: str = ""
 
     def results(self, topic):
         """Every `RESULT topic k=v ...` line as a dict of strings."""
@@ -135,14 +137,32 @@ def drop_user_progs_build(progs):
         pass        # a parent still holds another's build
 
 
+# The QEMU plugin that counts each CPU's instructions at the kernel's
+# trace records (tools/qemu/insn_count.c; `make host` builds it).
+INSN_COUNT = BUILD / "host" / "insn_count.so"
+
+
+def insn_count_args(path):
+    """QEMU's arguments loading the plugin, its counts written to path."""
+    return ["-plugin", f"{INSN_COUNT},out={path}"]
+
+
 def qemu(iso, smp=2, machine="pc", firmware="bios", timeout=240,
-         icount=None, extra=(), memory="256M", usb_stick=False):
+         icount=None, extra=(), memory="256M", usb_stick=False,
+         insn_count=False):
     """Boots iso and returns the Boot. icount: a `-icount` argument string
     for deterministic virtual time (the TSC then runs on virtual time too).
     usb_stick: the image is a USB mass-storage disk on an xHCI controller
-    (as written to a stick with dd) instead of a CD."""
+    (as written to a stick with dd) instead of a CD. insn_count: load
+    tools/qemu/insn_count.c, whose counts come back as Boot.marks."""
     with tempfile.TemporaryDirectory() as tmp:
         serial = pathlib.Path(tmp) / "serial.log"
+        marks = pathlib.Path(tmp) / "marks.txt"
+        if insn_count:
+            if not INSN_COUNT.exists():
+                raise FileNotFoundError(f"{INSN_COUNT} is missing: run "
+                                        "`make host` first")
+            extra = list(extra) + insn_count_args(marks)
         stick = vars_copy = None
         if usb_stick:
             # Writable like a real stick, so QEMU needs its own copy.
@@ -162,7 +182,8 @@ def qemu(iso, smp=2, machine="pc", firmware="bios", timeout=240,
         except subprocess.TimeoutExpired:
             rc, timed_out = -1, True
         text = serial.read_text(errors="replace") if serial.exists() else ""
-        return Boot(rc, text, timed_out)
+        return Boot(rc, text, timed_out,
+                    marks.read_text() if marks.exists() else "")
 
 
 def parse_event_schedule(lines):

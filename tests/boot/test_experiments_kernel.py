@@ -20,7 +20,8 @@ from registry import KERNEL_EXPERIMENTS  # noqa: E402
 
 OVERHEAD_COLS = {"plugin", "cpus", "tasks", "util", "timing", "event", "n",
                  "p50_ns", "p99_ns", "max_ns", "p50_cycles", "p99_cycles",
-                 "max_cycles", "tsc_khz"}
+                 "max_cycles", "tsc_khz", "p50_insns", "p99_insns",
+                 "max_insns"}
 USED_COLS = {"plugin", "n", "sched_us", "cxs_us", "tick_us", "release_us"}
 COLUMNS = {
     "pfair_overhead_kernel": (("pfair_overhead_kernel.csv",
@@ -147,6 +148,20 @@ def check_overheads(rows, out):
     events = {(r["plugin"], r["event"]) for r in rows}
     assert events == {(p, e) for p in ("pd2", "gedf", "cedf")
                       for e in ("sched", "cxs", "tick", "release")}, events
+    # Every -icount row has the per-CPU instructions of its spans
+    # (tools/qemu/insn_count.c), each span's at most its TSC cycles / 8
+    # (which count every CPU's), so each percentile too; some span is
+    # below, the other CPU having run meanwhile.
+    below = 0
+    for r in rows:
+        assert r["timing"] == "icount", r
+        for q in ("p50", "p99", "max"):
+            ins = int(r[f"{q}_insns"])
+            assert 0 < ins, r
+            if r["event"] != "release":
+                assert ins <= int(r[f"{q}_cycles"]) / 8 + 2, (r, q)
+                below += ins < int(r[f"{q}_cycles"]) / 8 - 50
+    assert below, "no span where another CPU ran"
     reload = check_csv(out / "litmus_overheads" / "reload.csv", set())
     assert [(r["timing"], r["ws_bytes"]) for r in reload] == \
         [("icount", "65536")]

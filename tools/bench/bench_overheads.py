@@ -19,7 +19,14 @@ and every instruction takes 8 ns, so a "cycle" there is an eighth of an
 instruction -- deterministic for a build, free of host noise, but no
 hardware's cycles); a few grid points also run under plain TCG, where the
 TSC is the host's and the numbers include QEMU's own cost and the load of
-the machine. The CSV's `timing` column says which. Global EDF plugins get `events=on` and `events=off` once the kernel
+the machine. The CSV's `timing` column says which. Under -icount the
+TSC follows one instruction counter for the whole machine, so with several
+CPUs a span's cycles also count what the other CPUs ran meanwhile (an
+upper bound); the -icount boots also load the QEMU plugin
+tools/qemu/insn_count.c and dump their trace, and `p50_insns`, `p99_insns`
+and `max_insns` are the instructions of the CPU that ran each span alone
+(tools/rtktrace/insns.py: tick, sched, cxs, and release from the start of
+its tick; none for ipi, which spans two CPUs, nor under plain TCG). Global EDF plugins get `events=on` and `events=off` once the kernel
 has that word (events: a boundary only at releases and completions; off: a
 boundary every quantum); a kernel without it says `unknown word` and the
 row says `quantum`, a boundary every quantum."""
@@ -51,7 +58,27 @@ PLANS = {
 HEADERS = ["plugin", "cpus", "tasks", "util", "slots", "timing",
            "boundaries", "event", "n", "p50_ns", "p99_ns", "max_ns",
            "p50_cycles", "p99_cycles", "max_cycles", "tsc_khz",
-           "boundary_missed"]
+           "boundary_missed", "p50_insns", "p99_insns", "max_insns"]
+# The -icount boots' words beside the plugin: the trace's records, whose
+# seqs the plugin's counts follow.
+INSN_WORDS = "trace=events"
+
+
+def insn_summary(boot):
+    """{kind: (n, p50, p99, max)} of the per-CPU instructions of the boot's
+    spans (tools/rtktrace/insns.py), or {} for a boot without the plugin's
+    counts."""
+    if not getattr(boot, "marks", ""):
+        return {}
+    import pathlib
+    import sys
+    sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent))
+    from rtktrace import dump as dumpmod, insns
+    runs = dumpmod.read(boot.serial)[0]
+    if not runs:
+        raise ValueError("a boot with the plugin's counts has no trace dump")
+    return insns.summary(insns.span_insns(runs[-1],
+                                          insns.read_marks(boot.marks)))
 
 
 def task_set(n, m, seed):
@@ -93,12 +120,15 @@ def boot_item(plugin, n, m, slots, word, timing):
     text, _ = task_set(n, m, seed=1000 * m + n)
     words = " ".join(w for w in (f"sched={plugin}", f"slots={slots}", word)
                      if w)
+    icount = timing == "icount"
     return workitems.boot_item(
-        tasks=text, tasks_name=f"{plugin}-{n}-{m}.tasks", cmdline=words,
-        smp=m, icount=ICOUNT if timing == "icount" else None, memory=MEMORY,
+        tasks=text, tasks_name=f"{plugin}-{n}-{m}.tasks",
+        cmdline=words + (f" {INSN_WORDS}" if icount else ""),
+        smp=m, icount=ICOUNT if icount else None, memory=MEMORY,
         timeout=600 + 6 * n + 20 * slots * m,
         label=f"{plugin} N={n} M={m} {timing}" + (f" {word}" if word
-                                                    else ""))
+                                                    else ""),
+        insn_count=icount)
 
 
 def rows_of(boot, plugin, n, m, util, slots, timing, mode, events=EVENTS):
@@ -106,14 +136,17 @@ def rows_of(boot, plugin, n, m, util, slots, timing, mode, events=EVENTS):
     rows (the experiments that boot the kernel read them the same way)."""
     khz = int(boot.result("tsc")["khz"])
     missed = int(boot.result("sched")["boundary_missed"])
+    per_cpu = insn_summary(boot)
     rows = []
     for r in boot.results("overhead"):
         if r["event"] not in events:
             continue
         ns = [int(r[k]) for k in ("p50_ns", "p99_ns", "max_ns")]
+        ins = per_cpu.get(r["event"])
         rows.append([plugin, m, n, round(util, 4), slots, timing, mode,
                      r["event"], int(r["n"]), *ns,
-                     *(cycles(v, khz) for v in ns), khz, missed])
+                     *(cycles(v, khz) for v in ns), khz, missed,
+                     *(ins[1:] if ins else ("", "", ""))])
     return rows
 
 

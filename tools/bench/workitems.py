@@ -150,21 +150,29 @@ BOOT_VERSIONS = ("qemu-system-x86_64", "grub-mkrescue")
 def boot_item(tasks=None, cmdline=None, smp=2, icount=None, memory="256M",
               machine="pc", firmware="bios", extra=(), timeout=900,
               entry=0, omit_program=None, tasks_name="set.tasks",
-              require_pass=True, rep=0, label=None):
+              require_pass=True, rep=0, label=None, insn_count=False):
     """One boot. tasks: a task set's text; cmdline: the extra kernel
     words; icount: QEMU's -icount argument (virtual time) or None (plain
     TCG on the host's clock, which then has the worker to itself); rep
-    tells repeated boots of the same inputs apart."""
+    tells repeated boots of the same inputs apart; insn_count: with the
+    plugin that counts each CPU's instructions (harness.qemu), its counts
+    in the result's `marks`."""
     import harness
     args = dict(tasks=tasks, cmdline=cmdline or "", smp=smp, icount=icount,
                 memory=memory, machine=machine, firmware=firmware,
                 extra=list(extra), timeout=timeout, entry=entry,
                 omit_program=omit_program, tasks_name=tasks_name,
                 require_pass=require_pass, rep=rep)
+    files = boot_files(omit_program)
+    if insn_count:
+        # Only then a key of its own: the items without it keep theirs.
+        args["insn_count"] = True
+        extra = list(extra) + harness.insn_count_args("MARKS")
+        files += (str(harness.INSN_COUNT.relative_to(ROOT)),)
     argv = harness.qemu_command("ISO", "SERIAL", smp=smp, machine=machine,
                                 firmware=firmware, icount=icount,
                                 extra=extra, memory=memory, vars_copy="VARS")
-    return Item("boot", args, boot_files(omit_program),
+    return Item("boot", args, files,
                 label or f"boot smp={smp} {cmdline or ''}".strip(),
                 cores=1 if icount else ALL_CORES, versions=BOOT_VERSIONS,
                 extra_key=json.dumps(argv))
@@ -210,7 +218,8 @@ def _boot(args, tmp):
     b = harness.qemu(iso, smp=args["smp"], machine=args["machine"],
                      firmware=args["firmware"], timeout=args["timeout"],
                      icount=args["icount"], extra=args["extra"],
-                     memory=args["memory"])
+                     memory=args["memory"],
+                     insn_count=args.get("insn_count", False))
     # A late run (docs/running.md) measured all it reports: taken.
     if args["require_pass"] and not b.finished:
         why = (f"timed out after {args['timeout']} s" if b.timed_out else
@@ -218,8 +227,11 @@ def _boot(args, tmp):
                f"(QEMU exit {b.returncode})")
         raise ItemFailed(f"the boot {why}; the end of its console:\n"
                          + b.tail(TAIL_LINES))
-    return dict(returncode=b.returncode, serial=b.serial,
-                timed_out=b.timed_out)
+    out = dict(returncode=b.returncode, serial=b.serial,
+               timed_out=b.timed_out)
+    if args.get("insn_count"):
+        out["marks"] = b.marks
+    return out
 
 
 def _program(args, tmp):

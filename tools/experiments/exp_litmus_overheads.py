@@ -85,6 +85,27 @@ def reload_row(b, timing, cpus, ws):
     return [timing, cpus, ws, lines, round(steady, 2), *out, mhz]
 
 
+def per_cpu_text(sched, n, m):
+    """What the per-CPU counts (tools/qemu/insn_count.c) say beside the
+    TSC's: sched {plugin: (p50 cycles, p50 insns, max cycles, max
+    insns)}, the TSC's cycles / 8 over the CPU's own instructions."""
+    got = {p: v for p, v in sched.items() if "" not in v and v[1] and v[3]}
+    if not got:
+        return ""
+
+    def span(k):
+        r = [v[k] / 8 / v[k + 1] for v in got.values()]
+        return f"{min(r):.2f}x to {max(r):.2f}x"
+    others = "the other CPU" if m == 2 else f"the other {m - 1} CPUs"
+    return (f"Per CPU (the instructions of the CPU that ran the span, "
+            f"counted by a QEMU plugin; the TSC's cycles under -icount count "
+            f"every CPU's, 8 per instruction): the decision at N = {n} is "
+            + ", ".join(f"{p} {v[1]} (max {v[3]})" for p, v in got.items())
+            + f" instructions; the TSC's cycles / 8 are {span(0)} that at "
+            f"the median and {span(2)} at the maximum, the rest being what "
+            f"{others} ran meanwhile. ")
+
+
 def run(mode, outdir):
     plan = PLANS[mode]
     m = plan["cpus"]
@@ -125,16 +146,26 @@ def run(mode, outdir):
         return r[0][col] if r else ""
     ns = plan["n"]
     table = [[p, n] + [cell(p, n, e) for e in EVENTS]
+             + [cell(p, n, e, 17) for e in EVENTS]
              + [a[3] for a in align if a[0] == p and a[1] == n]
              for p in plan["plugins"] for n in ns]
     headers = (["plugin", "N"] + [f"{e} p50 cyc" for e in EVENTS]
+               + [f"{e} p50 insns/CPU" for e in EVENTS]
                + ["align p50 us"])
     nmax = ns[-1]
-    sched_at = {p: cell(p, nmax, "sched") for p in plan["plugins"]}
-    cxs = [cell(p, nmax, "cxs") for p in plan["plugins"]]
+    # A plugin whose boot failed twice has no row: it is left out here
+    # (run.py lists it under the section's missing points).
+    have = [p for p in plan["plugins"]
+            if "" not in (cell(p, nmax, "sched"), cell(p, ns[0], "sched"),
+                          cell(p, nmax, "cxs"))]
+    if not have:
+        raise SystemExit("litmus_overheads: no plugin has its overheads at "
+                         f"N = {ns[0]} and {nmax} (its boots failed)")
+    sched_at = {p: cell(p, nmax, "sched") for p in have}
+    cxs = [cell(p, nmax, "cxs") for p in have]
     costliest = max(sched_at, key=lambda p: sched_at[p])
     growth = {p: cell(p, ns[-1], "sched") / max(1, cell(p, ns[0], "sched"))
-              for p in plan["plugins"]}
+              for p in have}
     tcg = [r for r in reload_rows if r[0] == "tcg"]
     ic = [r for r in reload_rows if r[0] == "icount"]
     aligned = [a for a in align if a[2] == "aligned"]
@@ -172,16 +203,20 @@ def run(mode, outdir):
     diff = (
         f"Scheduling decision at N = {nmax} (p50, cycles of the -icount "
         "TSC, 8 per instruction): "
-        + ", ".join(f"{p} {sched_at[p]}" for p in plan["plugins"])
+        + ", ".join(f"{p} {sched_at[p]}" for p in have)
         + f"; the costliest is {costliest}"
         + (", as G-EDF was in Fig. 4(c)" if costliest == "gedf" else
            ", where Fig. 4(c) had G-EDF far above the rest")
         + (". From N = " + str(ns[0]) + " to " + str(nmax) + " the "
            "decision grows "
-           + ", ".join(f"{growth[p]:.1f}x ({p})" for p in plan["plugins"])
+           + ", ".join(f"{growth[p]:.1f}x ({p})" for p in have)
            if len(ns) > 1 else "")
         + ". Context switch p50 " + f"{min(cxs)}-{max(cxs)}"
         + " cycles, below every decision cost as in Fig. 4(b). "
+        + per_cpu_text({p: (cell(p, nmax, "sched"), cell(p, nmax, "sched", 17),
+                            cell(p, nmax, "sched", 14),
+                            cell(p, nmax, "sched", 19))
+                        for p in have}, nmax, m)
         + (f"Quantum alignment error at N = {nmax} (aligned boundaries, "
            "p50 over the run): "
            + ", ".join(f"{a[0]} {a[3]:.1f} us (max {a[4]:.1f})"

@@ -19,14 +19,16 @@ ICOUNT = "shift=3,sleep=off"
 
 
 def boot_item(tasks_text, words, cpus, icount=True, memory="512M",
-              timeout=900, label=None):
+              timeout=900, label=None, insn_count=False):
     """A work item (tools/bench/workitems.py): one boot of the kernel over
-    tasks_text with the command-line words on `cpus` CPUs."""
+    tasks_text with the command-line words on `cpus` CPUs; insn_count:
+    with the plugin that counts each CPU's instructions."""
     return workitems.boot_item(
         tasks=tasks_text, cmdline=words, smp=cpus,
         icount=ICOUNT if icount else None, memory=memory, timeout=timeout,
         label=label or f"{words} on {cpus} CPUs"
-                       + ("" if icount else " (plain TCG)"))
+                       + ("" if icount else " (plain TCG)"),
+        insn_count=insn_count)
 
 
 def boots(items, results=None):
@@ -143,10 +145,12 @@ def overhead_item(plugin, n, m, slots, words=""):
     ov = common.bench_module("overheads")
     text, _ = ov.task_set(n, m, seed=1000 * m + n)
     return boot_item(text, " ".join(w for w in (f"sched={plugin}",
-                                                f"slots={slots}", words) if w),
+                                                f"slots={slots}", words,
+                                                ov.INSN_WORDS) if w),
                      m, memory=ov.MEMORY,
                      label=" ".join(w for w in (plugin, words, f"N={n}",
-                                                f"M={m}") if w))
+                                                f"M={m}") if w),
+                     insn_count=True)
 
 
 def overhead_rows(b, plugin, n, m, slots, events):
