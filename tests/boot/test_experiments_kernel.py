@@ -51,6 +51,16 @@ COLUMNS = {
                                       "set", "tasks", "base_u", "rnp"}),
                     ("overheads_used.csv", USED_COLS),
                     ("reload.csv", {"wss_kb", "reload_us"})]),
+    "locking_schedulability": (("locking.csv",
+                                {"sweep", "x", "protocol", "plugin", "cpus",
+                                 "k", "length_us", "sets",
+                                 "fraction_schedulable"}),
+                               [("verdicts.csv", {"sweep", "x", "protocol",
+                                                  "set", "schedulable"}),
+                                ("lock_cost.csv",
+                                 {"task", "resource", "jobs", "lock_max_us",
+                                  "lock_mean_us", "unlock_max_us",
+                                  "unlock_mean_us"})]),
     "litmus_tardiness": (("tardiness.csv",
                           {"dist", "target_util", "util", "tasks", "plugin",
                            "kernel_mean_td", "kernel_max_td", "sim_mean_td",
@@ -228,6 +238,60 @@ def check_rnp(rows, out):
                                         if k != "C-EDF"})
 
 
+def check_locking(rows, out):
+    """Every protocol at every point; the lockcost boot timed calls on the
+    local and the global resources and the costs charged are its worst;
+    a set schedulable with longer sections is schedulable with shorter
+    ones (the same sets and placements at every L, blocking growing with
+    L); and the one-CPU srp verdicts of the sets kept in kept_sets.json,
+    recomputed here from lock_bounds.srp and the EDF density test, agree."""
+    import json
+    sys.path.insert(0, str(ROOT / "tests" / "host"))
+    from lock_bounds import srp
+    from lock_ref import LTask
+    protocols = {"srp", "msrp", "omlp", "pcp", "mpcp"}
+    points = {(r["sweep"], r["x"]) for r in rows}
+    assert {(r["sweep"], r["x"], r["protocol"]) for r in rows} == \
+        {(s, x, p) for s, x in points for p in protocols}
+    costs = check_csv(out / "locking_schedulability" / "lock_cost.csv", set())
+    assert {r["resource"] for r in costs} == {"local (pcp)", "global"}
+    for r in costs:
+        assert int(r["jobs"]) > 0
+        assert float(r["lock_max_us"]) >= float(r["lock_mean_us"]) > 0, r
+        assert float(r["unlock_max_us"]) >= float(r["unlock_mean_us"]) > 0
+    kept = json.loads((out / "locking_schedulability" /
+                       "kept_sets.json").read_text())
+    assert kept["per_lock_us"] == pytest.approx(
+        max(float(r["lock_max_us"]) for r in costs)
+        + max(float(r["unlock_max_us"]) for r in costs), abs=2e-3)
+    verdicts = check_csv(out / "locking_schedulability" / "verdicts.csv",
+                         set())
+    by = {}
+    for v in verdicts:
+        if v["sweep"] == "length":
+            by.setdefault((v["protocol"], v["set"]), []).append(
+                (float(v["x"]), int(v["schedulable"])))
+    for key, seq in by.items():
+        seq.sort()
+        assert all(a >= b for (_, a), (_, b) in zip(seq, seq[1:])), (key,
+                                                                      seq)
+    checked = 0
+    for s in kept["sets"]:
+        if s["protocol"] != "srp":
+            continue
+        ts = [LTask(f"T{i}", t["e"], t["p"], t["p"],
+                    cs=[(r, 0, n) for r, n in t["cs"]])
+              for i, t in enumerate(s["tasks"])]
+        block = srp(ts, [0] * len(ts))
+        acc, ok = 0.0, True
+        for i in sorted(range(len(ts)), key=lambda i: ts[i].p):
+            acc += ts[i].e / ts[i].p
+            ok = ok and acc + block[i]["blocked"] / ts[i].p <= 1 + 1e-9
+        assert s["verdict"] == int(ok), s
+        checked += 1
+    assert checked > 0
+
+
 def check_gdq(rows, out):
     assert {(r["tasks"], r["event"]) for r in rows} == \
         {(n, e) for n in ("10", "50") for e in ("sched", "cxs", "tick")}
@@ -291,7 +355,8 @@ CHECKS = {"pfair_overhead_kernel": check_pfair_overhead,
           "litmus_backtest": check_backtest,
           "litmus_overheads": check_overheads, "gdq_kernel": check_gdq,
           "release_latency": check_latency,
-          "bus_contention_kernel": check_bus}
+          "bus_contention_kernel": check_bus,
+          "locking_schedulability": check_locking}
 
 
 # Run in this order into one output root (test_litmus_chain_tiny).

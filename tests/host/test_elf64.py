@@ -354,7 +354,7 @@ ENDS_JOBS, NEEDS_PERIODS, SYNC_RELEASE, OTHER_PAGE, RELOAD = 1, 2, 4, 8, 16
 DECLARED = {"backtest": ENDS_JOBS | NEEDS_PERIODS, "latency": ENDS_JOBS,
             "rtspin": ENDS_JOBS | NEEDS_PERIODS | SYNC_RELEASE,
             "bad_write_other": OTHER_PAGE, "writer": RELOAD,
-            "locker": NEEDS_PERIODS}
+            "locker": NEEDS_PERIODS, "lockcost": NEEDS_PERIODS}
 
 
 @pytest.mark.parametrize("name", PROGRAMS)

@@ -1,4 +1,4 @@
-"""Issue 27, item 5: the fraction of random task sets schedulable under each
+"""The fraction of random task sets schedulable under each
 locking protocol, against the critical sections' length L and against the
 resources each task uses, with this kernel's overheads inflated in (in the
 manner of litmus_schedulability).
@@ -49,9 +49,11 @@ apart from tests/host/lock_bounds.py, which the tests hold this to):
   Lakshmanan, D. de Niz, R. Rajkumar, "Coordinated Task Scheduling,
   Allocation and Synchronization on Multiprocessors", RTSS 2009, Sec. 3):
   tasks placed first-fit by decreasing utilisation (a CPU takes a task
-  while RTA without blocking passes), rate-monotonic priorities. A global section of j on R lasts W_j(R) = its length plus
-  the longest global section of every other task of j's CPU (they may
-  preempt it). Remote blocking of a request of i on global R: the least
+  while RTA without blocking passes), rate-monotonic priorities. A
+  global section of j on R lasts W_j(R) = its length plus the longest
+  global section of every other task of j's CPU whose resource's remote
+  ceiling is as high (those may preempt it). Remote blocking of a
+  request of i on global R: the least
   B = max_{lower j} W_j(R) + sum_{higher j != i} (ceil(B / T_j) + 1)
   n_j(R) W_j(R); local blocking, at each of the 1 + (global requests)
   times i resumes: the longest global section of each lower task of its
@@ -205,11 +207,19 @@ def baker(tasks, idx, extra, block):
     return True
 
 
-def msrp_ok(tasks, m):
-    """MSRP on m CPUs (srp when m = 1: no resource is global)."""
-    home = first_fit(tasks, m, lambda t: t["e"] / t["p"])
-    if home is None:
-        return False
+def msrp_terms(tasks, home, m):
+    """MSRP's (spin, blocking) per task, for the placement home on m CPUs
+    (srp's when every user of a resource is on one CPU: nothing is
+    global, nothing spins). A resource used on two CPUs is global. A
+    request for a global R spins for at most the longest section on R of
+    each other CPU that uses it (the FIFO spin lock serves one request per
+    CPU ahead of it); a job's spinning is the sum over its global
+    requests. A job is blocked once, at its start, by the longest
+    non-preemptive stretch of a task of its CPU with a longer relative
+    deadline (a global section with the spinning before it) or by the
+    longest local section of such a task on a resource whose ceiling is
+    at least its preemption level (some user's deadline at most its own:
+    Baker's SRP)."""
     use = users(tasks)
     glob = {r: len({home[i] for i in who}) > 1 for r, who in use.items()}
 
@@ -231,19 +241,40 @@ def msrp_ok(tasks, m):
                          + [n for j in lower for r, n in tasks[j]["cs"]
                             if not glob[r] and ceiling[r] <= t["p"]],
                          default=0.0))
+    return list(zip(spins, block))
+
+
+def msrp_ok(tasks, m):
+    """MSRP on m CPUs (srp when m = 1), placed first fit by decreasing
+    density, then Baker's test on each CPU with the spinning as
+    execution."""
+    home = first_fit(tasks, m, lambda t: t["e"] / t["p"])
+    if home is None:
+        return False
+    terms = msrp_terms(tasks, home, m)
+    spins = [s for s, _ in terms]
+    block = [b for _, b in terms]
     return all(baker(tasks, [i for i in range(len(tasks)) if home[i] == c],
                      spins, block) for c in range(m))
 
 
-def omlp_ok(tasks, m):
-    """Global OMLP, s-oblivious, then GFB on the inflated utilisations."""
+def omlp_terms(tasks, m):
+    """The global OMLP's pi-blocking per task, suspension-oblivious: each
+    request is pi-blocked by at most 2m - 1 requests of other jobs
+    (Brandenburg and Anderson's bound: at most m - 1 ahead of it in the
+    FIFO queue, at most m while it waits in the priority queue), each
+    charged here the longest section on the resource of another task
+    that uses it."""
     use = users(tasks)
-    us = []
-    for i, t in enumerate(tasks):
-        b = sum((2 * m - 1) * max((longest(tasks[j], r) for j in use[r]
+    return [sum((2 * m - 1) * max((longest(tasks[j], r) for j in use[r]
                                    if j != i), default=0.0)
                 for r, _ in t["cs"])
-        us.append((t["e"] + b) / t["p"])
+            for i, t in enumerate(tasks)]
+
+
+def omlp_ok(tasks, m):
+    """Global OMLP, s-oblivious, then GFB on the inflated utilisations."""
+    us = [(t["e"] + b) / t["p"] for t, b in zip(tasks, omlp_terms(tasks, m))]
     return max(us) <= 1 and sum(us) <= m - (m - 1) * max(us) + 1e-12
 
 
@@ -262,29 +293,47 @@ def rta(c, b, jitter, hp, t, d):
         r = nxt
 
 
-def mpcp_ok(tasks, m):
-    """MPCP on m CPUs (pcp when m = 1: no resource is global). Priority:
-    shorter period higher, ties by index. Placed first fit by decreasing
-    utilisation, a CPU taking a task while RTA without blocking passes."""
-    home = first_fit(tasks, m, lambda t: t["e"] / t["p"], rm_fits(tasks))
-    if home is None:
-        return False
+def mpcp_terms(tasks, home):
+    """MPCP's (remote, local) blocking per task for the placement home,
+    or None for a task whose remote blocking on some request exceeds its
+    period (pcp's on one CPU: nothing is global, so only local blocking).
+    Priority: shorter period higher, ties by index.
+
+    A global section (on a resource used on two CPUs) runs at the
+    resource's remote ceiling -- the highest priority of its users on
+    other CPUs -- above every task priority, so on its CPU only global
+    sections of other tasks with a ceiling as high can preempt it: one of
+    j's sections on R, once it holds R, lasts W_j(R) = its length plus
+    the longest such section of every other task of j's CPU. Remote
+    blocking of a request of i for R: the least B with B = max over
+    lower-priority users j of W_j(R) + sum over higher-priority users j of
+    (ceil(B / T_j) + 1) n_j(R) W_j(R). Local blocking, at each of the
+    1 + (global requests) times the job arrives or resumes: the longest
+    global section of every lower-priority task of its CPU plus one pcp
+    section of a lower task on a local resource with a ceiling at least
+    its priority (Lakshmanan, de Niz and Rajkumar, RTSS 2009, Sec. 3)."""
     n = len(tasks)
     prio = {i: (tasks[i]["p"], i) for i in range(n)}   # smaller: higher
     use = users(tasks)
     glob = {r: len({home[i] for i in who}) > 1 for r, who in use.items()}
     ceiling = {r: min(prio[j] for j in who) for r, who in use.items()}
 
+    def remote_ceiling(r, cpu):
+        return min(prio[j] for j in use[r] if home[j] != cpu)
+
     def gcs(j):
         return max((x for r, x in tasks[j]["cs"] if glob[r]), default=0.0)
 
     def w(j, r):
+        mine = remote_ceiling(r, home[j])
         return longest(tasks[j], r) + sum(
-            gcs(k) for k in range(n) if k != j and home[k] == home[j])
+            max((x for rr, x in tasks[k]["cs"] if glob[rr]
+                 and remote_ceiling(rr, home[k]) <= mine), default=0.0)
+            for k in range(n) if k != j and home[k] == home[j])
 
-    remote = []
+    out = []
     for i, t in enumerate(tasks):
-        total = 0.0
+        remote = 0.0
         for r, _ in t["cs"]:
             if not glob[r]:
                 continue
@@ -295,26 +344,44 @@ def mpcp_ok(tasks, m):
                 1 for rr, _ in tasks[j]["cs"] if rr == r))
                 for j in others if prio[j] < prio[i]]
             b = low + sum(x for _, x in high)
-            while True:
+            while b <= t["p"]:
                 nxt = low + sum((math.ceil(b / p) + 1) * x for p, x in high)
-                if nxt > t["p"]:
-                    return False
                 if nxt <= b + 1e-9:
                     break
                 b = nxt
-            total += b
-        remote.append(total)
-    for i, t in enumerate(tasks):
-        mine = [j for j in range(n) if home[j] == home[i]]
-        lower = [j for j in mine if prio[j] > prio[i]]
+            if b > t["p"]:
+                remote = None
+                break
+            remote += b
+        lower = [j for j in range(n)
+                 if home[j] == home[i] and prio[j] > prio[i]]
         requests = sum(1 for r, _ in t["cs"] if glob[r])
         local = (1 + requests) * (
             sum(gcs(j) for j in lower)
             + max((x for j in lower for r, x in tasks[j]["cs"]
                    if not glob[r] and ceiling[r] <= prio[i]), default=0.0))
-        hp = [(tasks[j]["e"], tasks[j]["p"], remote[j]) for j in mine
-              if prio[j] < prio[i]]
-        if rta(t["e"], remote[i] + local, 0, hp, t["p"], t["p"]) is None:
+        out.append(None if remote is None else (remote, local))
+    return out
+
+
+def mpcp_ok(tasks, m):
+    """MPCP on m CPUs (pcp when m = 1). Placed first fit by decreasing
+    utilisation, a CPU taking a task while RTA without blocking passes;
+    then RTA with each task's blocking, and the remote blocking of the
+    higher tasks of its CPU as their release jitter (a task suspended on a
+    remote resource runs later than its release)."""
+    home = first_fit(tasks, m, lambda t: t["e"] / t["p"], rm_fits(tasks))
+    if home is None:
+        return False
+    terms = mpcp_terms(tasks, home)
+    if None in terms:
+        return False
+    prio = [(t["p"], i) for i, t in enumerate(tasks)]
+    for i, t in enumerate(tasks):
+        hp = [(tasks[j]["e"], tasks[j]["p"], terms[j][0])
+              for j in range(len(tasks))
+              if home[j] == home[i] and prio[j] < prio[i]]
+        if rta(t["e"], sum(terms[i]), 0, hp, t["p"], t["p"]) is None:
             return False
     return True
 
@@ -519,7 +586,9 @@ def section(rows, plan, ov, lock_rows, lock_us, unlock_us, boots, mode):
     mid = ls[len(ls) // 2]
     diff = (
         f"Against L (K = {plan['k_fixed']}), the fraction at L = "
-        f"{'/'.join(map(str, ls))} us: {at('length', ls)}. The first L "
+        f"{'/'.join(map(str, ls))} us: {at('length', ls)}. (srp and pcp "
+        f"run at the multiprocessor sets' load per CPU, {plan['u'] / plan['m']}: "
+        "one CPU's sets of the same density.) The first L "
         f"where a protocol falls below half: {halves}. Against K (L = "
         f"{plan['l_fixed']} us), at K = {'/'.join(map(str, ks))}: "
         f"{at('k', ks)}. The one-CPU curves (srp, pcp) see only local "
@@ -527,14 +596,24 @@ def section(rows, plan, ov, lock_rows, lock_us, unlock_us, boots, mode):
         "remote blocking grow with every request and every CPU that "
         "shares the resource, and omlp's s-oblivious 2M - 1 sections per "
         "request are charged as execution before the global test. The "
+        "partitioned placements are the kernel's (pedf's first fit by "
+        "density; for P-FP, first fit while response times hold), blind to "
+        "blocking: first fit fills a CPU up to density 1, and any spinning "
+        "or blocking then fails that CPU -- that, more than the sections' "
+        f"length, is why msrp keeps {frac['length', ls[0], 'msrp']:.0%} "
+        f"and mpcp {frac['length', ls[0], 'mpcp']:.0%} of the sets at "
+        f"L = {ls[0]} us, while G-EDF, with no placement, keeps "
+        f"{frac['length', ls[0], 'omlp']:.0%}. The "
         f"overheads inflated: a lock {lock_us:.2f} us and an unlock "
         f"{unlock_us:.2f} us (worst of the lockcost boots, "
         f"{len(lock_rows)} tasks: "
         + ", ".join(f"{r[0]} ({r[1]} resource) {r[2]} jobs, lock mean "
                     f"{r[4]:.2f} us, unlock mean {r[6]:.2f} us"
                     for r in lock_rows)
-        + f"), counted in virtual time (8 ns per instruction), so on "
-          "hardware they would be smaller; per job at N = 10, P-EDF "
+        + "), counted in virtual time (8 ns per instruction) on a boot "
+          "of 2 CPUs, where -icount's one instruction counter makes a "
+          "span count the instructions of both CPUs: upper bounds, and on "
+          "hardware smaller still; per job at N = 10, P-EDF "
           f"{pj_p:.1f} us and G-EDF {pj_g:.1f} us (P-FP charged "
           "P-EDF's: pfp prints no overhead lines). No paper gives this "
           "figure for these five protocols with one generator; the "
@@ -545,7 +624,7 @@ def section(rows, plan, ov, lock_rows, lock_us, unlock_us, boots, mode):
     return Section(
         title="Locking protocols: schedulable task sets against critical "
               "sections",
-        paper="issue 27, item 5 (tests: Baker 1991; Gai, Lipari and Di "
+        paper="none (the tests: Baker 1991; Gai, Lipari and Di "
               "Natale, RTSS 2001; Brandenburg and Anderson, RTSS 2010; Sha, "
               "Rajkumar and Lehoczky 1990; Rajkumar, ICDCS 1990, with "
               "Lakshmanan, de Niz and Rajkumar, RTSS 2009)",
@@ -565,7 +644,8 @@ def section(rows, plan, ov, lock_rows, lock_us, unlock_us, boots, mode):
                   + kernel_runs.platform(boots)),
         table=(["protocol", "plugin", "cpus", f"L={ls[0]}", f"L={mid}",
                 f"L={ls[-1]}", f"K={ks[0]}", f"K={ks[-1]}"], table),
-        published="none for this figure: the issue asks for it. Brandenburg "
+        published="no paper has this figure: these five protocols with one "
+                  "generator and this kernel's costs. Brandenburg "
                   "and Anderson (RTSS 2010) and Brandenburg's thesis (UNC, "
                   "2011) report, for their own generators, that the "
                   "fraction falls with the critical sections' length and "
