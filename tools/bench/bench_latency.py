@@ -26,8 +26,9 @@ decides; cyclictest's thread reads the clock with clock_gettime, ours with
 RDTSC.
 
 Ours also runs under -icount (virtual time, free of the host's load);
-Linux does not boot there (it stays in its SMP bring-up), so the
-comparison is plain TCG only, and the host's load average is in the CSV.
+Linux does not boot there with 2 CPUs (docs/benchmarks.md, the latency
+benchmark's bullet, says what was found), so the comparison is plain TCG
+only, and the host's load average is in the CSV.
 
 Without the packages (no network, no apt) the benchmark says why and
 reports our side only; smoke mode never fetches them (the parsing of
@@ -328,8 +329,9 @@ def measure(plan, timing, b):
         print("cyclictest skipped: smoke mode does not fetch Linux")
         return rows, []
     if timing == "icount":
-        # Tried: Linux 6.1 under -icount shift=3,sleep=off stopped at
-        # "x86: Booting SMP configuration" for minutes.
+        # Linux 6.1 under -icount shift=3,sleep=off stops at "x86:
+        # Booting SMP configuration" (docs/benchmarks.md, the latency
+        # benchmark's bullet, says where).
         print("cyclictest not run under -icount (Linux does not get past "
               "its SMP bring-up there): our -icount row has no partner")
         return rows, []
