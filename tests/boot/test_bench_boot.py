@@ -47,7 +47,7 @@ COLUMNS = {
     "overheads": ("overheads.csv",
                   "plugin,cpus,tasks,util,slots,timing,boundaries,event,n,"
                   "p50_ns,p99_ns,max_ns,p50_cycles,p99_cycles,max_cycles,"
-                  "tsc_khz,boundary_missed"),
+                  "tsc_khz,boundary_missed,p50_insns,p99_insns,max_insns"),
     "latency": ("latency.csv",
                 "system,timing,threads,period_us,samples,min_ns,avg_ns,"
                 "max_ns,host_load"),
@@ -76,9 +76,12 @@ def test_task_benchmark_columns(tmp_path, name):
     for r in rows:
         if name == "overheads":
             assert r["timing"] in ("icount", "tcg") and int(r["n"]) > 0, r
-            for unit in ("ns", "cycles"):
+            for unit in ("ns", "cycles", "insns"):
                 assert int(r[f"p50_{unit}"]) <= int(r[f"p99_{unit}"]) <= \
                     int(r[f"max_{unit}"]), r
+            # Each CPU's own instructions, at most the TSC's count of all
+            # CPUs' (8 cycles an instruction under -icount).
+            assert 0 < int(r["max_insns"]) <= int(r["max_cycles"]) / 8 + 2
         if name == "latency":
             assert 0 < int(r["avg_ns"]) <= int(r["max_ns"]), r
     if name == "overheads":
