@@ -30,10 +30,15 @@ its tick; none for ipi, which spans two CPUs, nor under plain TCG). Global EDF p
 has that word (events: a boundary only at releases and completions; off: a
 boundary every quantum); a kernel without it says `unknown word` and the
 row says `quantum`, a boundary every quantum."""
+import pathlib
 import random
+import sys
 
 import workitems
 from benchlib import print_table, pyplot, write_csv
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent))
+from rtktrace import dump as dumpmod, insns  # noqa: E402
 
 NEEDS_ISO = True
 ICOUNT = "shift=3,sleep=off"
@@ -68,12 +73,8 @@ def insn_summary(boot):
     """{kind: (n, p50, p99, max)} of the per-CPU instructions of the boot's
     spans (tools/rtktrace/insns.py), or {} for a boot without the plugin's
     counts."""
-    if not getattr(boot, "marks", ""):
+    if not boot.marks:
         return {}
-    import pathlib
-    import sys
-    sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent))
-    from rtktrace import dump as dumpmod, insns
     runs = dumpmod.read(boot.serial)[0]
     if not runs:
         raise ValueError("a boot with the plugin's counts has no trace dump")

@@ -119,9 +119,12 @@ def summarise(samples, khz):
                    ns(percentile(values, 99), khz), ns(top, khz), max_cpu)
 
 
-def cpu_samples(p, cpu, records):
+def cpu_samples(p, cpu, records, at=None):
     """Overhead samples of one CPU (its records in seq order) and its pure
-    hourglass gaps."""
+    hourglass gaps. at: a record's position for the paired spans (tick,
+    sched, cxs), its TSC unless given; given (insns.py: the CPU's
+    instruction count at the record), only those spans are measured."""
+    pos = at or (lambda r: r.tsc)
     out, gaps = [], []
     kept = {r.seq for r in usable(p, records)}
     open_start = {}
@@ -136,11 +139,13 @@ def cpu_samples(p, cpu, records):
             continue
         for kind, (start, end) in PAIRS.items():
             if r.event == CODE[start]:
-                open_start[kind] = r.tsc
+                open_start[kind] = pos(r)
             elif r.event == CODE[end] and kind in open_start:
                 out.append(Sample(kind, cpu, r.seq,
-                                  max(0, r.tsc - open_start.pop(kind)),
+                                  max(0, pos(r) - open_start.pop(kind)),
                                   r.tsc))
+        if at is not None:
+            continue
         for kind, ev in SINGLE.items():
             if r.event == CODE[ev]:
                 out.append(Sample(kind, cpu, r.seq, max(0, r.tsc - r.arg),

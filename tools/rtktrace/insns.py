@@ -9,14 +9,14 @@ other CPUs ran meanwhile: an upper bound. The plugin counts each CPU's
 own; the k-th count of CPU c belongs to the record of seq k on c.
 
 - tick, sched, cxs: the instructions between the span's start and end
-  records, paired as derive.cpu_samples pairs them;
+  records, paired by derive.cpu_samples;
 - release: from the start of the tick (or event) that made the release,
   on the same CPU, to the release record (the TSC's release overhead is
   measured from the release's ideal time instead, which includes how late
   the timer came);
 - ipi: begins on one CPU and ends on another, so no per-CPU count.
 """
-from .derive import PAIRS, percentile, usable
+from .derive import cpu_samples, percentile, usable
 from .records import CODE
 
 # A release is made inside the tick (quantum-driven plugins) or the timer
@@ -78,25 +78,24 @@ def counts_of(dump, marks):
 
 def span_insns(dump, marks):
     """[(kind, cpu, seq, instructions)] of every tick, sched, cxs and
-    release span of the dump, the seq its closing record's."""
+    release span of the dump, the seq its closing record's. The paired
+    spans are derive.cpu_samples' with the counts for positions."""
     p = dump.params
     out = []
     for cpu, pairs in enumerate(counts_of(dump, marks)):
-        kept = {r.seq for r in usable(p, [r for r, _ in pairs])}
-        open_start, since, prev_seq = {}, None, None
+        records = [r for r, _ in pairs]
+        count = {r.seq: n for r, n in pairs}
+        spans, _ = cpu_samples(p, cpu, records, at=lambda r: count[r.seq])
+        out += [(s.kind, cpu, s.seq, s.cycles) for s in spans]
+        kept = {r.seq for r in usable(p, records)}
+        since, prev_seq = None, None
         for r, n in pairs:
-            # A jump in seq: what closed the open starts may be missing.
+            # A jump in seq: the start of the release's tick may be lost.
             if prev_seq is not None and r.seq != prev_seq + 1:
-                open_start.clear()
                 since = None
             prev_seq = r.seq
             if r.seq not in kept:
                 continue
-            for kind, (start, end) in PAIRS.items():
-                if r.event == CODE[start]:
-                    open_start[kind] = n
-                elif r.event == CODE[end] and kind in open_start:
-                    out.append((kind, cpu, r.seq, n - open_start.pop(kind)))
             if r.event in (CODE[e] for e in RELEASE_FROM):
                 since = n
             elif r.event == CODE["release"] and since is not None:
