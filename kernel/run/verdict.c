@@ -76,22 +76,20 @@ void verdict_of_quanta(const struct sched_plugin *plugin, void *s,
 		.clock_late = late, .late_max_ns = late_max_ns,
 		.tolerance_ns = quantum_us * 500,
 	};
+	for (unsigned i = 0; st && i < ntasks; i++)
+		v.short_jobs += st->task[i].short_jobs;
 	if (st && vd.decided) {
 		v.schedule_checked = 1;
 		v.slots_differ = slots_differing(st, &v.slots_mixed);
 		v.slots = slots * cpus - v.slots_mixed;
 	}
 	if (st && plugin->no_deadlines) {
-		for (unsigned i = 0; i < ntasks; i++) {
-			v.short_jobs += st->task[i].short_jobs;
+		for (unsigned i = 0; i < ntasks; i++)
 			v.misses += st->task[i].misses - st->task[i].dropped;
-		}
 		v.misses_unchecked_why = "a proportional-share plugin keeps no "
 					 "deadlines to compare them with";
 	} else if (st) {
 		v.misses_checked = 1;
-		for (unsigned i = 0; i < ntasks; i++)
-			v.short_jobs += st->task[i].short_jobs;
 		for (unsigned i = 0; i < ntasks; i++) {
 			struct sched_task_stats q = { 0 };
 			plugin->stats(s, i, &q);
