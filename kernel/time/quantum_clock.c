@@ -181,10 +181,14 @@ static void arm(unsigned k, uint64_t due)
 	lapic_timer_arm_count((uint32_t)count);
 }
 
+/* A CPU whose run is done is never armed again: a reschedule IPI sent
+ * before the end may be taken after it (decide_rearm), and would otherwise
+ * bring back a boundary the CPU has already serviced. */
 void qclock_cpu_arm(uint64_t slot)
 {
 	unsigned k = this_cpu()->cpu;
-	if (slot >= qclock.limit || slot >= qclock.cpu[k].next)
+	if (qclock.cpu[k].done || slot >= qclock.limit ||
+	    slot >= qclock.cpu[k].next)
 		return;
 	qclock.cpu[k].next = slot;
 	arm(k, qclock_ideal(k, slot));

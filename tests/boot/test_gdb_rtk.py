@@ -159,3 +159,37 @@ def test_rtk_matches_the_kernels_dump(iso_with, tmp_path, stub, sched,
                                                                 printed)
     if "edf" in commands and "push=heap" in printed[0]:
         assert any(l.startswith("edf cpudl ") for l in printed), printed
+
+
+def test_a_done_cpu_is_never_armed_again(iso_with, tmp_path):
+    """A reschedule IPI sent before the run's end can be taken after it;
+    its handler re-arms the CPU for the next decision (decide_rearm). On a
+    CPU whose run is done, that must change nothing: here GDB stops the
+    kernel at its end-of-run dump and calls qclock_cpu_arm for the last
+    slot on CPU 0, as such a late IPI would. Once this brought the CPU's
+    `next` back below the end (and `rtk clock` and the kernel's dump
+    disagreed, by chance, in test_rtk_matches_the_kernels_dump)."""
+    f = tmp_path / "set.tasks"
+    f.write_text(EDF_SET)
+    iso = iso_with("sched=gedf slots=30 dumpstate=end edf_cpudl=1", tasks=f)
+    m = Machine(iso, "qemu")
+    try:
+        script = ("break dumpstate_print\ncontinue\nthread 1\n"
+                  "printf \"BEFORE %d %d\\n\", qclock.cpu[0].next, "
+                  "qclock.cpu[0].done\n"
+                  "call qclock_cpu_arm(qclock.slots - 1)\n"
+                  "printf \"AFTER %d %d\\n\", qclock.cpu[0].next, "
+                  "qclock.cpu[0].done\n"
+                  "delete\ncontinue\n")
+        out, err = gdb_batch(m.port, script)
+        boot = m.finish()
+    finally:
+        m.kill()
+    assert boot.finished, boot.tail() + out + err
+    before = [l for l in out.splitlines() if l.startswith("BEFORE ")]
+    after = [l for l in out.splitlines() if l.startswith("AFTER ")]
+    assert before == ["BEFORE 31 1"], out + err
+    assert after == ["AFTER 31 1"], out + err
+    dump = [l.strip() for l in boot.serial.splitlines()
+            if l.strip().startswith("STATE clock cpu 0 ")]
+    assert len(dump) == 1 and " next=31 done=1" in dump[0], dump
