@@ -5,9 +5,10 @@
  * section begins, and unlocks it during the section's last quantum;
  * otherwise it spins, measuring itself as work=spin does. The kernel ends
  * every job after e quanta of work (time spent spinning for a lock is not
- * work), and a lock or unlock takes effect where the quantum of work in
- * progress ends -- so the schedule that runs is the one schedsim prints
- * for the same set (docs/locking.md).
+ * work), and an unlock takes effect where the quantum of work in
+ * progress ends, a lock as the job runs on from there (at that boundary
+ * if it is chosen to, else when it next runs) -- so the schedule that
+ * runs is the one schedsim prints for the same set (docs/locking.md).
  *
  * Where its job is comes from the control page (job_index, job_work,
  * work_slot: written at every dispatch and when lock returns) and the TSC:

@@ -222,9 +222,9 @@ static void end_job(struct lcore *c, unsigned i, uint64_t t)
 	k->cat = LOCK_CAT_IDLE;
 }
 
-/* The operations due at boundary t: kind LOCK_OP_RELEASE in one pass,
- * LOCK_OP_REQUEST in the next. */
-static void apply_ops(struct lcore *c, uint64_t t, enum lock_op_kind kind)
+/* The releases due at boundary t: those the quantum of work that ended
+ * here reached. Requests wait for the decision (make_requests). */
+static void apply_releases(struct lcore *c, uint64_t t)
 {
 	for (unsigned i = 0; i < c->ntasks; i++) {
 		struct lc_task *k = &c->t[i];
@@ -242,13 +242,11 @@ static void apply_ops(struct lcore *c, uint64_t t, enum lock_op_kind kind)
 			for (unsigned n = 0; n < lt->npend; n++) {
 				struct lock_op o = lt->pend[n];
 				uint64_t from = lt->pend_from[n];
-				if (o.kind != kind || t - 1 < from) {
+				if (o.kind != LOCK_OP_RELEASE || t - 1 < from) {
 					lt->pend[kept] = o;
 					lt->pend_from[kept++] = from;
-				} else if (kind == LOCK_OP_RELEASE) {
-					release(c, i, o.res, t, 0);
 				} else {
-					request(c, i, o.res, t);
+					release(c, i, o.res, t, 0);
 				}
 			}
 			lt->npend = kept;
@@ -256,14 +254,42 @@ static void apply_ops(struct lcore *c, uint64_t t, enum lock_op_kind kind)
 		}
 		while (lt->next_op < lt->nops &&
 		       lt->ops[lt->next_op].at <= k->pos &&
-		       lt->ops[lt->next_op].kind == kind) {
-			const struct lock_op *o = &lt->ops[lt->next_op++];
-			if (kind == LOCK_OP_RELEASE)
-				release(c, i, o->res, t, 0);
-			else
-				request(c, i, o->res, t);
-		}
+		       lt->ops[lt->next_op].kind == LOCK_OP_RELEASE)
+			release(c, i, lt->ops[lt->next_op++].res, t, 0);
 	}
+}
+
+/* Job i, about to run from t (or ending at t), makes the requests its
+ * work has reached, in order, until one leaves it waiting: a request is
+ * the first thing done in the quantum its section begins with, so a job
+ * preempted where one section ends and the next begins makes the second
+ * request only when it runs again. Returns 1 when i is now suspended. */
+static int make_requests(struct lcore *c, unsigned i, uint64_t t)
+{
+	struct lc_task *k = &c->t[i];
+	struct lock_task *lt = &c->ls.task[i];
+	if (c->ls.program_locks) {
+		/* Due once a quantum of work from pend_from on ended. */
+		unsigned kept = 0;
+		for (unsigned n = 0; n < lt->npend; n++) {
+			struct lock_op o = lt->pend[n];
+			uint64_t from = lt->pend_from[n];
+			if (o.kind == LOCK_OP_REQUEST && k->last_work > from &&
+			    lt->waiting == LOCK_NONE && kept == 0) {
+				request(c, i, o.res, t);
+			} else {
+				lt->pend[kept] = o;
+				lt->pend_from[kept++] = from;
+			}
+		}
+		lt->npend = kept;
+	} else {
+		while (lt->waiting == LOCK_NONE && lt->next_op < lt->nops &&
+		       lt->ops[lt->next_op].at <= k->pos &&
+		       lt->ops[lt->next_op].kind == LOCK_OP_REQUEST)
+			request(c, i, lt->ops[lt->next_op++].res, t);
+	}
+	return suspended(c, i);
 }
 
 /*
@@ -299,12 +325,15 @@ static void advance(struct lcore *c, uint64_t t)
 		tk->last_work = t;
 	}
 	c->now = t;
-	apply_ops(c, t, LOCK_OP_RELEASE);
-	apply_ops(c, t, LOCK_OP_REQUEST);
+	apply_releases(c, t);
+	/* A job whose work ends here makes what its program asked for
+	 * before it ends (end_job then releases it, reported as forced). */
 	for (unsigned i = 0; i < c->ntasks; i++)
 		if (c->t[i].present && c->t[i].rem == 0 &&
-		    c->t[i].cat != LOCK_CAT_IDLE)
+		    c->t[i].cat != LOCK_CAT_IDLE) {
+			make_requests(c, i, t);
 			end_job(c, i, t);
+		}
 	releases_due(c, t);
 }
 
@@ -449,15 +478,31 @@ static void categorise(struct lcore *c)
 	}
 }
 
+/* Who runs from c->now (lcore.h, step 4): a choice, then the requests of
+ * the jobs chosen (by task index); while one of them leaves its job
+ * suspended, the choice again. Each round suspends a job, which no
+ * release can wake before the next boundary: at most ntasks rounds. */
 static void decide(struct lcore *c)
 {
 	int *out = c->next;
-	if (c->mode == LCORE_PARTITIONED)
+	unsigned *chosen = c->order;
+	for (int again = 1; again;) {
+		if (c->mode == LCORE_PARTITIONED)
+			for (unsigned k = 0; k < c->cpus; k++)
+				out[k] = pick_partitioned(c, k);
+		else
+			for (unsigned cl = 0; cl < c->cpus / c->cluster; cl++)
+				pick_global(c, cl, out);
+		for (unsigned i = 0; i < c->ntasks; i++)
+			chosen[i] = 0;
 		for (unsigned k = 0; k < c->cpus; k++)
-			out[k] = pick_partitioned(c, k);
-	else
-		for (unsigned cl = 0; cl < c->cpus / c->cluster; cl++)
-			pick_global(c, cl, out);
+			if (out[k] != SCHED_IDLE)
+				chosen[out[k]] = 1;
+		again = 0;
+		for (unsigned i = 0; i < c->ntasks; i++)
+			if (chosen[i] && make_requests(c, i, c->now))
+				again = 1;
+	}
 	for (unsigned k = 0; k < c->cpus; k++) {
 		if (out[k] != c->answer[k])
 			c->env.resched(c->env.ctx, k);

@@ -15,17 +15,24 @@
  * utilisation, gedf has one cluster of M. A task's jobs run on its CPU or
  * in its cluster only.
  *
- * Sections: a job's operations (sched/lock/lock.h) take effect at the
+ * Sections: a job's operations (sched/lock/lock.h) are due at the
  * boundary where the quantum of work that reaches their point ends. At a
  * boundary t, in this order:
  *   1. every CPU's slot t - 1 is charged to the job it ran: a quantum of
  *      work, or of spinning (no work) for a job spinning;
- *   2. the operations due: every release (in task order), then every
- *      request (in task order) -- so of two requests at one boundary the
- *      lower task index queues first;
+ *   2. the resources' releases due (in task order);
  *   3. jobs whose work is done complete (any resource they still hold is
- *      released for them, SCHED_LOCK_FORCED), then the releases due at t;
- *   4. each CPU's job for slot t (below).
+ *      released for them, SCHED_LOCK_FORCED), then the jobs released
+ *      at t start;
+ *   4. each CPU's job for slot t (below);
+ *   5. the requests due of the jobs chosen (in task order -- so of two
+ *      requests at one boundary the lower task index queues first): a
+ *      request is the first thing a job does in the quantum its section
+ *      begins with, so one not chosen makes it when it next runs. When
+ *      a request leaves a chosen job suspended, step 4 again.
+ * So a job preempted where one section ends and the next begins is
+ * preempted before it asks for the second, as in a kernel where a release
+ * is a preemption point.
  * Between two boundaries where one of these happens nothing changes, so
  * the variants run at events (next_event) like their plain plugins.
  *
@@ -62,8 +69,8 @@
  *      free CPUs of the cluster, lowest-numbered first, in priority order.
  *
  * In the kernel (sched_config.program_locks) the operations come from the
- * tasks' programs through lock_op(): each takes effect where the quantum
- * of work in progress when it was made ends, with the same order as above.
+ * tasks' programs through lock_op(): each is due where the quantum of work
+ * in progress when it was made ends, with the same order as above.
  */
 #ifndef SCHED_LOCK_LCORE_H
 #define SCHED_LOCK_LCORE_H

@@ -62,6 +62,7 @@ class Job:
     cats: dict = field(default_factory=lambda: dict(
         spin=0, wait=0, pi=0, intf=0))
     cat: str = None      # its category for the slot being run
+    next_op: int = 0     # its first operation not yet made
 
 
 class LockRef:
@@ -222,14 +223,14 @@ class LockRef:
         for i, j in enumerate(self.job):
             if j is not None and j.cat in j.cats:
                 j.cats[j.cat] += 1
-        due = {i: [o for o in self.ops[i] if o[0] == self.job[i].work]
-               for i in sorted(worked)}
-        for kind in ("release", "request"):
-            for i in sorted(due):
-                for _, k, r in due[i]:
-                    if k == kind:
-                        (self.release if kind == "release"
-                         else self.request)(i, r, t)
+        # Releases end the quantum that reaches them; requests wait for
+        # the decision (make_requests).
+        for i in sorted(worked):
+            j, ops = self.job[i], self.ops[i]
+            while j.next_op < len(ops) and ops[j.next_op][0] <= j.work \
+                    and ops[j.next_op][1] == "release":
+                self.release(i, ops[j.next_op][2], t)
+                j.next_op += 1
         for i in sorted(worked):
             if self.job[i].work == self.tasks[i].e:
                 self.finish(i, t)
@@ -305,14 +306,34 @@ class LockRef:
                 pi = above < self.k
             j.cat = "pi" if pi else "wait" if self.suspended(i) else "intf"
 
-    def decide(self):
-        row = [None] * self.cpus
-        if self.mode == "partitioned":
-            for c in range(self.cpus):
-                row[c] = self.pick_partitioned(c)
-        else:
-            for cl in range(self.cpus // self.k):
-                self.pick_global(cl, row)
+    def make_requests(self, i, t):
+        """A job chosen to run makes the requests its work has reached,
+        in order, until one leaves it waiting; True when it is then
+        suspended (it cannot run)."""
+        j, ops = self.job[i], self.ops[i]
+        while j.waiting is None and j.next_op < len(ops) and \
+                ops[j.next_op][0] <= j.work and \
+                ops[j.next_op][1] == "request":
+            self.request(i, ops[j.next_op][2], t)
+            j.next_op += 1
+        return self.suspended(i)
+
+    def decide(self, t):
+        """Who runs in slot t: a choice, then the chosen jobs' requests
+        (by task index); while one of them leaves a job suspended, the
+        choice again."""
+        while True:
+            row = [None] * self.cpus
+            if self.mode == "partitioned":
+                for c in range(self.cpus):
+                    row[c] = self.pick_partitioned(c)
+            else:
+                for cl in range(self.cpus // self.k):
+                    self.pick_global(cl, row)
+            stopped = [self.make_requests(i, t)
+                       for i in sorted(i for i in row if i is not None)]
+            if not any(stopped):
+                break
         self.run = row
         for i in row:
             if i is not None:
@@ -326,7 +347,7 @@ class LockRef:
                 self.release_jobs(0)
             else:
                 self.boundary(t)
-            self.decide()
+            self.decide(t)
             rows.append([None if i is None else self.tasks[i].name
                          for i in self.run])
         return rows

@@ -44,7 +44,17 @@ def contended_sets(draw, protocol, mode, max_cpus=4):
         names = [f"R{h}_{k}" if local else f"R{k}" for k in range(2)]
         at = draw(st.integers(1, t.e - 1))
         n = draw(st.integers(1, min(3, t.e - at)))
-        t.cs.append((draw(st.sampled_from(names)), at, n))
+        first = draw(st.sampled_from(names))
+        t.cs.append((first, at, n))
+        # Sometimes a second section where the first ends, with no work
+        # between (msrp: on a resource of the CPU's own, so that a global
+        # section is followed by a local one): the release and the
+        # request meet at one boundary.
+        if at + n < t.e and draw(st.booleans()):
+            second = (f"L{h}" if protocol == "msrp" and not local else
+                      next(r for r in names if r != first))
+            t.cs.append((second, at + n, draw(st.integers(
+                1, min(2, t.e - at - n)))))
     resources = sorted({c[0] for t in tasks for c in t.cs})
     return cpus, cluster, tasks, resources
 
@@ -94,14 +104,17 @@ def test_measured_blocking_within_bound(tmp_path, protocol, mode, sched,
 # Sets built to meet their bound: the numbers are in docs/locking.md.
 
 def test_msrp_worst_case_is_met(tmp_path):
-    """J (CPU 0 with L, first fit) is released just as L, of longer
-    relative deadline, starts spinning behind O1 and O2 (the lower task
-    indices queue first): J waits out L's spin (3 + 3) and section (2)
-    -- L's non-preemptive stretch, 8 -- then its own request meets fresh
-    requests of O1 and O2 and spins 3 + 3: 14 quanta, the bound."""
+    """L (CPU 0 with J, first fit), of longer relative deadline, starts
+    spinning at 1 behind O1 and O2 (the lower task indices queue first);
+    J is released a quantum later (at 1 the decision, which comes before
+    the requests, would have run J). J waits out the rest of L's spin
+    (3 + 3 - 1) and L's section (2) -- 7 of L's non-preemptive stretch of
+    8 -- then its own request meets fresh requests of O1 and O2 and spins
+    3 + 3: 13 quanta of the bound's 14. On the quantum grid that is the
+    most: J would have to arrive at the instant L requests."""
     tasks = [LTask("O1", 6, 9, 9, 0, [("R", 1, 3)]),
              LTask("O2", 6, 9, 9, 0, [("R", 1, 3)]),
-             LTask("J", 3, 30, 4, 1, [("R", 1, 1)]),
+             LTask("J", 3, 30, 4, 2, [("R", 1, 1)]),
              LTask("L", 3, 30, 30, 0, [("R", 1, 2)])]
     home = ffd_partition(tasks, 3)
     assert home == [1, 2, 0, 0]
@@ -110,30 +123,56 @@ def test_msrp_worst_case_is_met(tmp_path):
     check_within(got, bound, ["spin", "pi", "blocked"])
     assert bound[2] == {"spin": 6, "pi": 8, "blocked": 14}
     assert (got[2]["spin_max"], got[2]["pi_max"], got[2]["blocked_max"]) \
-        == (6, 8, 14)
+        == (6, 7, 13)
+
+
+def test_abutting_sections_stay_within_the_bound(tmp_path):
+    """D's global section on R ends where its local one on L begins. C,
+    released while D spins, waits for D's non-preemptive stretch; where
+    it ends, D is preempted before it asks for L, so C is not blocked by
+    the second section too (it once was: 4 quanta against the bound's
+    3, when the boundary's requests came before its decision)."""
+    tasks = [LTask("A", 3, 6, 6, 0, [("R", 1, 2)]),
+             LTask("B", 4, 8, 8, 0, [("R", 1, 2)]),
+             LTask("C", 2, 5, 5, 0, [("L", 1, 1)]),
+             LTask("D", 3, 7, 7, 0, [("R", 1, 1), ("L", 2, 1)])]
+    home = ffd_partition(tasks, 2)
+    assert home[2] == home[3] != home[0] == home[1]
+    bound = msrp(tasks, home, 2)
+    got = measured(tasks, ["R", "L"], "msrp", "pedf", 2, tmp_path)
+    check_within(got, bound, ["spin", "pi", "blocked"])
+    assert bound[2]["blocked"] == 3 and got[2]["blocked_max"] == 2
 
 
 def test_srp_worst_case_is_met(tmp_path):
     """J arrives one quantum after L locked R for 4: R's ceiling is J's
-    own deadline, so J may not start until L lets R go."""
+    own deadline, so J may not start until L lets R go, 3 quanta later.
+    The bound, the whole section, needs J to arrive at the instant L
+    requests; on the quantum grid the decision at that boundary comes
+    first and would run J, so one quantum short is the most."""
     tasks = [LTask("L", 5, 20, 20, 0, [("R", 1, 4)]),
-             LTask("J", 2, 10, 4, 1, [("R", 1, 1)])]
+             LTask("J", 2, 10, 4, 2, [("R", 1, 1)])]
     bound = srp(tasks, [0, 0])
     got = measured(tasks, ["R"], "srp", "pedf", 1, tmp_path)
     check_within(got, bound, ["spin", "pi", "blocked"])
-    assert bound[1]["pi"] == got[1]["pi_max"] == 4
+    assert bound[1]["pi"] == 4 and got[1]["pi_max"] == 3
 
 
 def test_omlp_worst_case_is_met(tmp_path):
-    """Two CPUs (the FIFO queue holds 2): A holds R and B waits behind it
-    when C and J, of higher priority, request; both go to the priority
-    queue, C first. J waits out A's section, B's and C's -- 2K - 1 = 3
-    requests of 2 quanta, all while among the two highest priorities."""
-    tasks = [LTask("A", 4, 40, 40, 0, [("R", 1, 2)]),
+    """Two CPUs (the FIFO queue holds 2). X takes R at 1 and A queues
+    behind it; B, a quantum later, finds the FIFO queue full and waits in
+    the priority queue. X lets R go at 3: A takes it with its whole
+    section ahead, B moves into the FIFO queue. C and J, of higher
+    priority, released at 3, request at 4 and go to the priority queue,
+    C first. J waits out A's section, B's and C's -- 2K - 1 = 3 requests
+    of 2 quanta, all while among the two highest priorities: 6, the
+    bound."""
+    tasks = [LTask("X", 4, 40, 40, 0, [("R", 1, 2)]),
+             LTask("A", 4, 40, 40, 0, [("R", 1, 2)]),
              LTask("B", 4, 40, 40, 0, [("R", 1, 2)]),
-             LTask("C", 3, 20, 8, 1, [("R", 1, 2)]),
-             LTask("J", 3, 20, 9, 1, [("R", 1, 1)])]
-    bound = omlp(tasks, [0] * 4, 2)
+             LTask("C", 3, 20, 8, 3, [("R", 1, 2)]),
+             LTask("J", 3, 20, 9, 3, [("R", 1, 1)])]
+    bound = omlp(tasks, [0] * 5, 2)
     got = measured(tasks, ["R"], "omlp", "gedf", 2, tmp_path)
     check_within(got, bound, ["pi"])
-    assert bound[3]["pi"] == got[3]["pi_max"] == 6
+    assert bound[4]["pi"] == got[4]["pi_max"] == 6
