@@ -8,6 +8,8 @@ bits 64
 
 extern trap_dispatch
 
+%include "arch/x86/marks.inc"
+
 %macro STUB_NOERR 1
 isr_stub_%1:
 	push 0
@@ -90,6 +92,7 @@ isr_stub_1:
 ; task can set it: CR4.FSGSBASE stays clear, the MSRs are privileged, and a
 ; segment load gives the descriptor's base, 0).
 isr_common:
+	KERNEL_IN_MARK
 	push rax
 	push rbx
 	push rcx
@@ -178,6 +181,10 @@ trap_return:
 	pop rbx
 	pop rax
 	add rsp, 16                         ; vector and error code
+	test byte [rsp + 8], 3              ; the CS returned to
+	jz .iret
+	KERNEL_OUT_MARK
+.iret:
 	iretq
 
 section .rodata

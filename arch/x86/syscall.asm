@@ -35,8 +35,11 @@ USER_RIP_LIMIT          equ 0x00007ffffffff000
 
 extern syscall_handler
 
+%include "arch/x86/marks.inc"
+
 global syscall_entry
 syscall_entry:
+	KERNEL_IN_MARK
 	swapgs
 	mov [gs:PERCPU_SYSCALL_USER_RSP], rsp
 	mov rsp, [gs:PERCPU_SYSCALL_RSP0]
@@ -89,7 +92,9 @@ syscall_entry:
 	mov r11, [rsp + 16]
 	mov rsp, [rsp + 24]
 	swapgs
+	KERNEL_OUT_MARK
 	o64 sysret
 .by_iret:
 	swapgs
+	KERNEL_OUT_MARK
 	iretq

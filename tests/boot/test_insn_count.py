@@ -20,6 +20,7 @@ from harness import ROOT, qemu
 
 sys.path.insert(0, str(ROOT / "tools"))
 from rtktrace import derive, dump as dumpmod, insns  # noqa: E402
+from rtktrace.records import CODE  # noqa: E402
 
 ICOUNT = "shift=3,sleep=off"
 TASKS = ("task A e=1 p=3 work=spin\n"
@@ -95,3 +96,68 @@ def test_on_two_cpus_each_counts_its_own(runs):
         assert n <= cycles / CYCLES_PER_INSN + SAME, (kind, cpu, seq, n)
         others += cycles / CYCLES_PER_INSN - n > TICK_ENTRY
     assert others > 5, "no span in which the other CPU ran"
+
+
+# The release path (insns.release_paths): work=latency's tasks, each of
+# which measures its jobs' release latency (a `user` record per job).
+LATENCY = "task L{} e=1 p=2 d=1 work=latency\n"
+# On one CPU a sample's latency / 8 is its path's count and the few
+# instructions outside it: from the release's ideal time to the
+# interrupt's entry and from the return to ring 3 to the task's TSC read.
+OUTSIDE = 40
+
+
+@pytest.fixture(scope="module")
+def latency_runs(iso, tmp_path_factory):
+    from harness import make_iso
+    tmp = tmp_path_factory.mktemp("insn_latency")
+    out = {}
+    for smp, sched in ((1, "pedf"), (2, "gedf")):
+        tasks = tmp / f"latency{smp}.tasks"
+        tasks.write_text("".join(LATENCY.format(k) for k in range(smp)))
+        b = qemu(make_iso(tmp / f"latency{smp}.iso",
+                          f"sched={sched} slots=40 trace=events",
+                          tasks=tasks),
+                 smp=smp, icount=ICOUNT, insn_count=True)
+        assert b.passed, b.tail()
+        d = dumpmod.read(b.serial)[0][-1]
+        paths = insns.release_paths(d, *insns.read_file(b.marks))
+        samples = {(r.task, r.job): r.arg for recs in d.per_cpu()
+                   for r in recs if r.event == CODE["user"]}
+        assert len(samples) == 19 * smp, b.tail()
+        out[smp] = ({(p[1], p[2]): p for p in paths}, samples)
+    return out
+
+
+def test_on_one_cpu_a_release_path_is_the_measured_latency(latency_runs):
+    paths, samples = latency_runs[1]
+    gaps = []
+    for job, ns in samples.items():
+        assert job in paths, (job, sorted(paths))
+        cpu, _, _, parts, total = paths[job]
+        assert sum(parts.values()) == total and min(parts.values()) >= 0
+        assert parts["decision"] > 0 and parts["switch"] > 0, parts
+        gaps.append(ns / CYCLES_PER_INSN - total)
+    assert 0 <= min(gaps) and max(gaps) <= OUTSIDE, gaps
+    assert max(gaps) - min(gaps) <= SAME, gaps
+
+
+def test_on_two_cpus_a_release_path_is_its_own_cpus_part(latency_runs):
+    # Virtual time counts both CPUs' instructions: each path is below its
+    # latency, on each CPU, and one CPU's waits for the other's decisions.
+    paths, samples = latency_runs[2]
+    for job, ns in samples.items():
+        cpu, _, _, parts, total = paths[job]
+        assert total < ns / CYCLES_PER_INSN, (job, total, ns)
+    decided = {p[0] for p in paths.values() if p[3]["decision"] > 0}
+    assert decided, paths
+    # The same code costs the same on either CPU and with one CPU: the
+    # interrupt's entry, the switch and the way out (the TSC's spans say
+    # more on two CPUs).
+    one, _ = latency_runs[1]
+    for part in ("entry", "switch", "exit"):
+        for cpu in (0, 1):
+            mine = sorted(p[3][part] for p in paths.values() if p[0] == cpu)
+            assert mine, (cpu, part)
+            assert mine[len(mine) // 2] == sorted(
+                p[3][part] for p in one.values())[len(one) // 2], (cpu, part)

@@ -21,6 +21,13 @@
  * C's trace buffer (a dropped record too: its seq is taken before the
  * buffer is checked), which is how tools/rtktrace joins them.
  *
+ * Two more marks are the kernel's way in and out: NN = 05 at the first
+ * instruction of every interrupt and exception entry (isr_common), 06 just
+ * before every return to ring 3 (IRETQ or SYSRETQ). Each CPU's since the
+ * last 02 follow its counts as `cpu C events N` and N lines `in COUNT` or
+ * `out COUNT`, in the order they ran: with them a release's path is costed
+ * from the timer interrupt to the task's first instruction.
+ *
  * Counting: every instruction adds one to a single counter just before it
  * runs (an inline add in the translated code), and each translated block,
  * as it starts, checks which CPU runs it: when that changes, the counter's
@@ -103,6 +110,8 @@ __attribute__((visibility("default"))) int qemu_plugin_version = 1;
 #define MARK_RESET 0x02
 #define MARK_SAVE 0x03
 #define MARK_RESTORE 0x04
+#define MARK_IN 0x05
+#define MARK_OUT 0x06
 
 struct cpu_marks {
 	uint64_t executed;      /* instructions this CPU ran before `running` */
@@ -110,6 +119,10 @@ struct cpu_marks {
 	size_t n, cap;
 	size_t saved;           /* n at its last MARK_SAVE */
 	int ran;
+	/* MARK_IN and MARK_OUT: the count, shifted left by one, the low bit
+	 * 1 for an out. */
+	uint64_t *ev;
+	size_t nev, capev;
 };
 
 static struct cpu_marks cpus[MAX_CPUS];
@@ -140,6 +153,22 @@ static void block_begins(unsigned int vcpu, void *udata)
 	cpus[vcpu].ran = 1;
 }
 
+/* Room for one more in *v, which holds n of *cap. */
+static void grow(uint64_t **v, size_t *cap, size_t n, unsigned vcpu)
+{
+	if (n < *cap)
+		return;
+	size_t c = *cap ? 2 * *cap : 4096;
+	uint64_t *p = realloc(*v, c * sizeof *p);
+	if (!p) {
+		fprintf(stderr, "insn_count: out of memory at %zu marks of "
+			"CPU %u\n", n, vcpu);
+		exit(1);
+	}
+	*v = p;
+	*cap = c;
+}
+
 static void mark(unsigned int vcpu, void *udata)
 {
 	uintptr_t tag = (uintptr_t)udata;
@@ -149,10 +178,15 @@ static void mark(unsigned int vcpu, void *udata)
 	}
 	if (tag == MARK_RESET) {
 		for (unsigned c = 0; c < MAX_CPUS; c++)
-			cpus[c].n = 0;
+			cpus[c].n = cpus[c].nev = 0;
 		return;
 	}
 	struct cpu_marks *m = &cpus[vcpu];
+	if (tag == MARK_IN || tag == MARK_OUT) {
+		grow(&m->ev, &m->capev, m->nev, vcpu);
+		m->ev[m->nev++] = executed(vcpu) << 1 | (tag == MARK_OUT);
+		return;
+	}
 	if (tag == MARK_SAVE) {
 		m->saved = m->n;
 		return;
@@ -161,21 +195,11 @@ static void mark(unsigned int vcpu, void *udata)
 		m->n = m->saved < m->n ? m->saved : m->n;
 		return;
 	}
-	if (m->n == m->cap) {
-		size_t cap = m->cap ? 2 * m->cap : 4096;
-		uint64_t *at = realloc(m->at, cap * sizeof *at);
-		if (!at) {
-			fprintf(stderr, "insn_count: out of memory at %zu "
-				"marks of CPU %u\n", m->n, vcpu);
-			exit(1);
-		}
-		m->at = at;
-		m->cap = cap;
-	}
+	grow(&m->at, &m->cap, m->n, vcpu);
 	m->at[m->n++] = executed(vcpu);
 }
 
-/* The mark's tag (01, 02), or 0 for any other instruction. */
+/* The mark's tag (01 to 06), or 0 for any other instruction. */
 static unsigned mark_tag(const struct qemu_plugin_insn *insn)
 {
 	if (qemu_plugin_insn_size(insn) != 7)
@@ -184,7 +208,7 @@ static unsigned mark_tag(const struct qemu_plugin_insn *insn)
 	if (b[0] != 0x0f || b[1] != 0x1f || b[2] != 0x80 || b[4] != 0x4b ||
 	    b[5] != 0x54 || b[6] != 0x52)
 		return 0;
-	return b[3] >= MARK_RECORD && b[3] <= MARK_RESTORE ? b[3] : 0;
+	return b[3] >= MARK_RECORD && b[3] <= MARK_OUT ? b[3] : 0;
 }
 
 static void translated(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
@@ -224,6 +248,10 @@ static void write_out(qemu_plugin_id_t id, void *udata)
 			(unsigned long long)executed(c));
 		for (size_t k = 0; k < cpus[c].n; k++)
 			fprintf(f, "%llu\n", (unsigned long long)cpus[c].at[k]);
+		fprintf(f, "cpu %u events %zu\n", c, cpus[c].nev);
+		for (size_t k = 0; k < cpus[c].nev; k++)
+			fprintf(f, "%s %llu\n", cpus[c].ev[k] & 1 ? "out" : "in",
+				(unsigned long long)(cpus[c].ev[k] >> 1));
 	}
 	fclose(f);
 }

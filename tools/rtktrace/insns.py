@@ -24,32 +24,53 @@ from .records import CODE
 RELEASE_FROM = ("tick_start", "timer")
 
 
-def read_marks(text):
-    """{cpu: [count of each record mark]} from the plugin's out= file;
+def read_file(text):
+    """({cpu: [count of each record mark]}, {cpu: [(kind, count)]}) from
+    the plugin's out= file, kind "in" (the kernel entered: an interrupt,
+    an exception, a system call) or "out" (about to return to ring 3);
     ValueError naming the line when it is not the plugin's format."""
-    marks, cur, want = {}, None, 0
+    marks, events, cur, want = {}, {}, None, 0
+
+    def close():
+        if cur is not None and len(cur[1][cur[0]]) != want:
+            raise ValueError(f"CPU {cur[0]}: {len(cur[1][cur[0]])} "
+                             f"{'counts' if cur[1] is marks else 'events'}"
+                             f", {want} announced")
+
     for i, line in enumerate(text.splitlines(), 1):
         w = line.split()
         if w[:1] == ["error"]:
             raise ValueError(f"insn_count: {line}")
         if w[:1] == ["cpu"]:
-            if len(w) != 6 or w[2] != "marks" or w[4] != "executed" or \
-                    not all(x.isdigit() for x in (w[1], w[3], w[5])):
+            close()
+            if len(w) == 6 and w[2] == "marks" and w[4] == "executed" and \
+                    all(x.isdigit() for x in (w[1], w[3], w[5])):
+                cur, want = (int(w[1]), marks), int(w[3])
+            elif len(w) == 4 and w[2] == "events" and \
+                    all(x.isdigit() for x in (w[1], w[3])) and \
+                    int(w[1]) in marks and int(w[1]) not in events:
+                cur, want = (int(w[1]), events), int(w[3])
+            else:
                 raise ValueError(f"line {i}: not 'cpu C marks N executed "
-                                 f"X': {line!r}")
-            if cur is not None and len(marks[cur]) != want:
-                raise ValueError(f"CPU {cur}: {len(marks[cur])} counts, "
-                                 f"{want} announced")
-            cur, want = int(w[1]), int(w[3])
-            marks[cur] = []
-        elif cur is not None and len(w) == 1 and w[0].isdigit():
-            marks[cur].append(int(w[0]))
+                                 f"X' or 'cpu C events N' after its marks:"
+                                 f" {line!r}")
+            cur[1][cur[0]] = []
+        elif cur is not None and cur[1] is marks and len(w) == 1 and \
+                w[0].isdigit():
+            marks[cur[0]].append(int(w[0]))
+        elif cur is not None and cur[1] is events and len(w) == 2 and \
+                w[0] in ("in", "out") and w[1].isdigit():
+            events[cur[0]].append((w[0], int(w[1])))
         else:
             raise ValueError(f"line {i}: not a count: {line!r}")
-    if cur is not None and len(marks[cur]) != want:
-        raise ValueError(f"CPU {cur}: {len(marks[cur])} counts, {want} "
-                         "announced")
-    return marks
+    close()
+    return marks, events
+
+
+def read_marks(text):
+    """{cpu: [count of each record mark]} of the plugin's out= file
+    (read_file)."""
+    return read_file(text)[0]
 
 
 def counts_of(dump, marks):
@@ -111,3 +132,97 @@ def summary(spans):
         by.setdefault(kind, []).append(n)
     return {k: (len(v), percentile(sorted(v), 50), percentile(sorted(v), 99),
                 max(v)) for k, v in by.items()}
+
+
+# The parts of a release's path on the CPU its task first runs on, between
+# the positions below (release_paths).
+PATH_PARTS = ("entry", "boundary", "decision", "after", "to_switch",
+              "switch", "exit")
+
+
+def release_paths(dump, marks, events):
+    """[(cpu, task, job, {part: instructions}, total)] of every job that
+    a boundary released and that first ran where its CPU's tick at that
+    boundary switched to it: from the interrupt's entry (the CPU's last
+    "in" before the tick's start record) to its return to ring 3 (the
+    first "out" after the switch's end record), in that CPU's own
+    instructions. The parts, between those marks and the records of the
+    CPU's tick and switch:
+
+    - entry: the interrupt's entry to the tick's start record;
+    - boundary: to the decision's start (to the tick's end without one):
+      accounting, releases (on CPU 0), waiting for the CPU's turn;
+    - decision: the plugin's sched spans inside the tick;
+    - after: the rest of the tick, to its end record;
+    - to_switch: the tick's end to the switch's start;
+    - switch: the context switch (cxs_start to cxs_end);
+    - exit: the switch's end to the return to ring 3.
+
+    A job counts only when the tick is its CPU's first at or after the
+    job's release (the release record's ideal time, on any CPU), the
+    CPU's records from the tick to the switch have no gap in seq, and
+    nothing else switched in between."""
+    released = {}
+    for pairs in counts_of(dump, marks):
+        for r, _ in pairs:
+            if r.event == CODE["release"]:
+                released[(r.task, r.job)] = r.arg
+    out = []
+    for cpu, pairs in enumerate(counts_of(dump, marks)):
+        ev = events.get(cpu, [])
+        ins = [n for k, n in ev if k == "in"]
+        outs = [n for k, n in ev if k == "out"]
+        seen = set()
+        for at, (r, c1) in enumerate(pairs):
+            if r.event != CODE["cxs_end"] or (r.task, r.job) in seen:
+                continue
+            seen.add((r.task, r.job))
+            if (r.task, r.job) not in released:
+                continue
+            # Back to the switch's start and the tick before it.
+            k = at - 1
+            while k >= 0 and pairs[k][0].event != CODE["cxs_start"]:
+                k -= 1
+            t1 = k - 1
+            while t1 >= 0 and pairs[t1][0].event != CODE["tick_end"]:
+                t1 -= 1
+            t0 = t1 - 1
+            while t0 >= 0 and pairs[t0][0].event != CODE["tick_start"]:
+                t0 -= 1
+            if t0 < 0:
+                continue
+            # The first tick of this CPU at or after the release.
+            prev = t0 - 1
+            while prev >= 0 and pairs[prev][0].event != CODE["tick_start"]:
+                prev -= 1
+            if prev >= 0 and pairs[prev][0].tsc >= released[(r.task, r.job)]:
+                continue
+            span = [p[0] for p in pairs[t0:at + 1]]
+            if any(b.seq != a.seq + 1 for a, b in zip(span, span[1:])) or \
+                    any(x.event in (CODE["cxs_start"], CODE["cxs_end"])
+                        for x in span[t1 - t0:k - t0]) or \
+                    released[(r.task, r.job)] > span[0].tsc:
+                continue
+            n0, n1, c0 = pairs[t0][1], pairs[t1][1], pairs[k][1]
+            entry = max((n for n in ins if n <= n0), default=None)
+            exit_ = min((n for n in outs if n >= c1), default=None)
+            if entry is None or exit_ is None:
+                continue
+            decision, first = 0, None
+            open_ = None
+            for x, n in pairs[t0:t1 + 1]:
+                if x.event == CODE["sched_start"]:
+                    open_ = n
+                    first = n if first is None else first
+                elif x.event == CODE["sched_end"] and open_ is not None:
+                    decision += n - open_
+                    open_ = None
+            first = n1 if first is None else first
+            parts = {"entry": n0 - entry, "boundary": first - n0,
+                     "decision": decision,
+                     "after": n1 - first - decision,
+                     "to_switch": c0 - n1, "switch": c1 - c0,
+                     "exit": exit_ - c1}
+            out.append((cpu, r.task, r.job, parts, exit_ - entry))
+    return out
+
