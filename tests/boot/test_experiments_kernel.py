@@ -76,7 +76,12 @@ COLUMNS = {
                      "pull_mean_cycles", "pushes", "pulls"}), []),
     "release_latency": (("release_latency.csv",
                          {"system", "timing", "samples", "avg_ns",
-                          "max_ns"}), []),
+                          "max_ns"}),
+                        [("release_path.csv",
+                          {"plugin", "cpu", "paths", "entry_p50",
+                           "boundary_p50", "decision_p50", "after_p50",
+                           "to_switch_p50", "switch_p50", "exit_p50",
+                           "total_p50", "total_max"})]),
     # Run and checked by tests/boot/test_servers_qemu.py.
     "servers_qemu": (("servers_qemu.csv",
                       {"source", "timing", "policy", "rate_hz",
@@ -298,7 +303,24 @@ def check_gdq(rows, out):
 
 
 def check_latency(rows, out):
+    """Our samples; and the release paths of pedf and gedf (tiny mode) on
+    both CPUs, each a CPU's own instructions and so below the virtual
+    latency, which counts both CPUs' (8 ns an instruction); on each, one
+    CPU makes the boundary's decisions."""
     assert rows[0]["system"] == "rtk" and int(rows[0]["samples"]) > 0
+    ic = [r for r in rows if r["system"] == "rtk" and r["timing"] == "icount"]
+    paths = check_csv(out / "release_latency" / "release_path.csv", set())
+    assert {(r["plugin"], r["cpu"]) for r in paths} == {
+        (p, c) for p in ("pedf", "gedf") for c in ("0", "1")}, paths
+    for r in paths:
+        assert int(r["paths"]) >= 19, r
+        for part in ("entry", "to_switch", "switch", "exit"):
+            assert int(r[f"{part}_p50"]) > 0, (part, r)
+        assert int(r["total_p50"]) <= int(r["total_max"]) < \
+            int(ic[0]["avg_ns"]) / 8, (r, ic)
+    for p in ("pedf", "gedf"):
+        assert any(int(r["decision_p50"]) > 0 for r in paths
+                   if r["plugin"] == p), paths
 
 
 def check_bus(rows, out):

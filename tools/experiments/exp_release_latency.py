@@ -8,19 +8,68 @@ registry) into build/bench/linux-rt/ and builds the initramfs there. Tiny
 mode never runs Linux. Where the packages cannot be had, the section says
 why and gives no ratio."""
 import os
+import pathlib
+import statistics
+import sys
 
 from common import Section, save_figure
 from benchlib import pyplot, write_csv  # noqa: E402 (common puts it on the path)
 from kernel_runs import boots, platform
 import common
+import workitems  # noqa: E402 (tools/bench, on the path through common)
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent))
+from rtktrace import dump as dumpmod, insns  # noqa: E402
 
 latency = common.bench_module("latency")
 
 PLANS = {
-    "tiny": dict(samples=50, timings=["icount"], linux=False),
-    "quick": dict(samples=500, timings=["icount", "tcg"], linux=True),
-    "full": dict(samples=10000, timings=["icount", "tcg"], linux=True),
+    "tiny": dict(samples=50, timings=["icount"], linux=False,
+                 path_slots=40, path_plugins=["pedf", "gedf"]),
+    "quick": dict(samples=500, timings=["icount", "tcg"], linux=True,
+                  path_slots=200, path_plugins=None),
+    "full": dict(samples=10000, timings=["icount", "tcg"], linux=True,
+                 path_slots=1000, path_plugins=None),
 }
+
+# The release path (tools/rtktrace/insns.py, release_paths) of every
+# quantum-driven plugin that runs periodic tasks, on the latency set: one
+# work=latency task per CPU of 2, e=1 p=2, so that one goes to each CPU
+# where the plugin places tasks: d=1 under pedf (first fit by density),
+# e=2 p=3 under cedf with clusters of 1 (first fit by utilisation). The
+# tasks' jobs end at once, so e changes nothing else.
+PATH_PLUGINS = [("pedf", "e=1 p=2 d=1", ""), ("cedf", "e=2 p=3", " cluster=1"),
+                ("gedf", "e=1 p=2", ""), ("ngedf", "e=1 p=2", ""),
+                ("gfp", "e=1 p=2", ""), ("pd2", "e=1 p=2", ""),
+                ("spd2", "e=1 p=2", "")]
+
+
+def path_item(plugin, params, words, slots):
+    return workitems.boot_item(
+        tasks="".join(f"task L{k} {params} work=latency\n"
+                      for k in range(2)),
+        tasks_name="latency.tasks",
+        cmdline=f"sched={plugin} slots={slots} trace=events hourglass=off"
+                f"{words}",
+        smp=2, icount=latency.ICOUNT, insn_count=True,
+        label=f"release path {plugin}, {slots} slots")
+
+
+def path_rows(plugin, boot):
+    """Per CPU of the boot: [plugin, cpu, paths, the parts' medians...,
+    total median, total max], the medians over the CPU's release paths
+    (nearest rank below, as insns.summary's)."""
+    d = dumpmod.read(boot.serial)[0][-1]
+    paths = insns.release_paths(d, *insns.read_file(boot.marks))
+    rows = []
+    for cpu in sorted({p[0] for p in paths}):
+        mine = [p for p in paths if p[0] == cpu]
+        med = [statistics.median_low([p[3][k] for p in mine])
+               for k in insns.PATH_PARTS]
+        totals = [p[4] for p in mine]
+        rows.append([plugin, cpu, len(mine)] + med +
+                    [statistics.median_low(totals), max(totals)])
+    return rows
 
 
 HOURGLASS = "rtk, hourglass idle"
@@ -34,7 +83,22 @@ def run(mode, outdir):
     runs = [(t, "off") for t in plan["timings"]] + (
         [("tcg", "on")] if "tcg" in plan["timings"] else [])
     load = round(os.getloadavg()[0], 2)
-    done = boots([latency.ours_item(plan["samples"], t, h) for t, h in runs])
+    plugins = [x for x in PATH_PLUGINS if plan["path_plugins"] is None or
+               x[0] in plan["path_plugins"]]
+    path_items = [path_item(*x, plan["path_slots"]) for x in plugins]
+    done = boots([latency.ours_item(plan["samples"], t, h) for t, h in runs]
+                 + path_items)
+    done, path_boots = done[:len(runs)], done[len(runs):]
+    path = []
+    for (plugin, _, _), b in zip(plugins, path_boots):
+        if b is not None:
+            boots_ran.append(b)
+            path += path_rows(plugin, b)
+    write_csv(outdir / "release_path.csv",
+              ["plugin", "cpu", "paths"] + [f"{k}_p50" for k in
+                                            insns.PATH_PARTS] +
+              ["total_p50", "total_max"], path)
+    plot_path(path, outdir)
     for (timing, hourglass), b in zip(runs, done):
         if b is None:
             continue
@@ -98,7 +162,9 @@ def run(mode, outdir):
           "number contains differs (our release is the quantum boundary, "
           "where the scheduler also decides; cyclictest's a one-shot "
           "hrtimer; ours reads RDTSC, cyclictest clock_gettime).")
-    files = ["release_latency.csv", "release_latency.png"] + (
+    diff += " " + path_text(path, plan["path_slots"])
+    files = ["release_latency.csv", "release_latency.png",
+             "release_path.csv", "release_path.png"] + (
         ["release_latency_ratio.csv"] if ratios else [])
     return Section(
         title="Release latency, and against Linux PREEMPT_RT",
@@ -138,3 +204,51 @@ def plot(rows, outdir):
     ax.set_title("Release to first instruction, QEMU -smp 2")
     ax.legend()
     save_figure(plt, fig, outdir / "release_latency.png", dpi=110)
+
+
+def path_text(path, slots):
+    """What the release paths say, from their rows."""
+    if not path:
+        return "No release path was costed (the boots failed)."
+    parts = insns.PATH_PARTS
+    lines = []
+    for r in path:
+        big = max(range(len(parts)), key=lambda k: r[3 + k])
+        lines.append(f"{r[0]} CPU {r[1]} {r[-2]} ({parts[big]} "
+                     f"{r[3 + big]})")
+    least = min(path, key=lambda r: r[-2])
+    most = max(path, key=lambda r: r[-2])
+    return (
+        "Where the instructions go (release_path.csv, release_path.png): "
+        f"under -icount with the instruction-counting plugin, {slots} "
+        "slots per plugin, one work=latency task per CPU of 2, each "
+        "release's path on the CPU its task runs on, from the timer "
+        "interrupt's entry to the task's first instruction, in that CPU's "
+        "own instructions, cut at the trace's records (docs/trace-format."
+        "md, \"The release path\"). Median per CPU, with its largest "
+        "part: " + "; ".join(lines) + f". The shortest is {least[0]}'s "
+        f"CPU {least[1]} ({least[-2]}), the longest {most[0]}'s CPU "
+        f"{most[1]} ({most[-2]}). Except under spd2 (staggered, each "
+        "CPU decides for itself in its turn), the first CPU at a "
+        "boundary decides it for both, and the other's boundary part is "
+        "mostly waiting for that decision -- under pedf too, though its "
+        "CPUs share nothing. Virtual time counts both CPUs' instructions, "
+        "so a latency above is more than either CPU's path.")
+
+
+def plot_path(path, outdir):
+    plt = pyplot()
+    fig, ax = plt.subplots(figsize=(7, 3.8))
+    labels = [f"{r[0]}\nCPU {r[1]}" for r in path]
+    bottom = [0] * len(path)
+    for k, part in enumerate(insns.PATH_PARTS):
+        v = [r[3 + k] for r in path]
+        ax.bar(range(len(path)), v, 0.6, bottom=bottom, label=part)
+        bottom = [b + x for b, x in zip(bottom, v)]
+    ax.set_xticks(list(range(len(path))))
+    ax.set_xticklabels(labels, fontsize=7)
+    ax.set_ylabel("instructions (median per part)")
+    ax.set_title("Release path: timer interrupt to the task, per CPU")
+    ax.legend(fontsize=7, ncol=4)
+    save_figure(plt, fig, outdir / "release_path.png", dpi=110)
+
