@@ -401,8 +401,20 @@ static uint64_t decided_to(uint64_t t)
 	return armed;
 }
 
-int decide_event(enum sched_driver_event ev, unsigned task, uint64_t slot,
-		 int *again)
+/* The plugin counts `done` jobs of task or more as completed (it has no
+ * jobs: never). */
+static int plugin_counted(unsigned task, uint64_t done)
+{
+	struct sched_task_stats st = { 0 };
+	if (!dc.d->plugin->stats || dc.d->plugin->no_deadlines)
+		return 0;
+	dc.d->plugin->stats(dc.d->s, task, &st);
+	return st.jobs >= done;
+}
+
+/* decide_event, and decide_complete when done is not UINT64_MAX. */
+static int event(enum sched_driver_event ev, unsigned task, uint64_t slot,
+		 int *again, uint64_t done)
 {
 	uint64_t flags = irq_save();
 	lock();
@@ -412,7 +424,9 @@ int decide_event(enum sched_driver_event ev, unsigned task, uint64_t slot,
 	uint64_t armed = decided_to(t);
 	struct answers *mine = &dc.ans[this_cpu()->cpu];
 	uint64_t given = mine->given;
-	if (!dc.failed && sched_driver_event(dc.d, ev, task, t)) {
+	if (!dc.failed && done != UINT64_MAX && plugin_counted(task, done)) {
+		rc = 1;
+	} else if (!dc.failed && sched_driver_event(dc.d, ev, task, t)) {
 		dc.failed = 1;
 		rc = -1;
 	}
@@ -425,6 +439,17 @@ int decide_event(enum sched_driver_event ev, unsigned task, uint64_t slot,
 		finish_sooner();
 	irq_restore(flags);
 	return rc;
+}
+
+int decide_event(enum sched_driver_event ev, unsigned task, uint64_t slot,
+		 int *again)
+{
+	return event(ev, task, slot, again, UINT64_MAX);
+}
+
+int decide_complete(unsigned task, uint64_t slot, uint64_t done, int *again)
+{
+	return event(SCHED_EV_COMPLETE, task, slot, again, done);
 }
 
 int decide_lock(unsigned task, int release, unsigned res, uint64_t slot,

@@ -71,6 +71,13 @@ void decide_rearm(void);
 int decide_event(enum sched_driver_event ev, unsigned task, uint64_t slot,
 		 int *again);
 
+/* The task's job ended by its own call, which makes `done` jobs the
+ * kernel counts: SCHED_EV_COMPLETE as decide_event, unless the plugin
+ * counts that many already (it ended the job by its budget while the
+ * task ran late: the kernel's count had fallen behind), when the plugin
+ * is not told and 1 is returned. */
+int decide_complete(unsigned task, uint64_t slot, uint64_t done, int *again);
+
 /*
  * A task's program locks (unlock = 0) or unlocks resource res at CPU time
  * `slot` (the lock variant's lock_op, under the plugin lock); the next

@@ -109,7 +109,20 @@ static int64_t sys_sleep_next_period(struct task *t, struct trap_frame *f)
 	 * measured from a release still to come). */
 	if (t->jobs.done == job && jobs_release_slot(t, job) <= slot) {
 		jobs_complete(t, qclock_now());
-		decide_event(SCHED_EV_COMPLETE, (unsigned)t->index, slot, 0);
+		/* The plugin may count this job ended already: the thread ran
+		 * it late, in a slot the plugin gave to the task's next job
+		 * while the kernel's count was one behind (the thread slept
+		 * through a slot the plugin charged). Then the plugin is not
+		 * told, the counts agree again, and where the plugin has the
+		 * task in this slot its next job runs now; otherwise every
+		 * later job would run a period late (plain TCG, vCPUs starved
+		 * at the start of a run). */
+		if (decide_complete((unsigned)t->index, slot, t->jobs.done,
+				    0) == 1 &&
+		    decide_answer(this_cpu()->cpu, slot) == t->index) {
+			t->sleeping = 0;
+			t->slept_through = slot;
+		}
 	}
 	return leave_cpu(t, slot, 0);
 }

@@ -254,3 +254,44 @@ def test_a_late_cpu_leaves_the_other_cpus_tasks_alone(iso_with, tmp_path,
     # by its budget, no sample) or began late.
     assert (0, 5) not in mine or mine[0, 5] > late_us * 1000 - \
         QUANTUM_US * 1000
+
+
+def test_a_job_count_fallen_behind_the_plugins_heals(iso_with, tmp_path,
+                                                     baselines):
+    """Under plain TCG a starved virtual CPU could leave the kernel's job
+    count of a task one behind the plugin's: the thread slept through a
+    slot the plugin charged to its next job, then ran that job a period
+    late, and its call ending it ended the plugin's following job -- and
+    so on for the rest of the run, every sample a period long. Here GDB
+    puts task L1's count one back at boundary 20 (its thread asleep until
+    its next job): the thread runs the stale job once, its call ending it
+    finds the plugin counting it already, and it goes on into the job the
+    plugin runs; from the period after, nothing is late."""
+    from gdbrun import Machine, gdb_batch
+    base = baseline(iso_with, tmp_path, baselines, "pedf", "on")
+    tasks = tmp_path / "latency.tasks"
+    tasks.write_text(TASKS)
+    iso = iso_with(f"sched=pedf events=on slots={SLOTS} hourglass=off "
+                   "trace=events", tasks=tasks)
+    m = Machine(iso, "qemu", smp=2, icount=ICOUNT)
+    try:
+        out, err = gdb_batch(m.port, (
+            "break jobs_boundary if t == 20\ncontinue\n"
+            "set var tasks[1].jobs.done = tasks[1].jobs.done - 1\n"
+            "printf \"DONE %d\\n\", tasks[1].jobs.done\n"
+            "delete\ncontinue\n"))
+        b = m.finish()
+    finally:
+        m.kill()
+    assert b.finished, b.tail() + out + err
+    assert "DONE 9" in out, out + err
+    got = [g for g in samples(b) if g[0] == 1]
+    # The stale job's sample, a period late, then the job released at 20
+    # measured after it (its own release to its start: later than the
+    # baseline, and its trace has job 9 ending twice); after that every
+    # sample is its own job's and as on time as without the push back.
+    late = [(g[1], g[3]) for g in got if g[2] > base + SAME_NS]
+    assert (9, 18) in late and all(slot <= 20 for _, slot in late), late
+    after = [g for g in got if g[3] > 20]
+    assert [g for g in after if g[2] > base + SAME_NS or g[4]] == [], after
+    assert len(after) >= (SLOTS - 22) // PERIOD
