@@ -50,7 +50,7 @@ COLUMNS = {
                   "tsc_khz,boundary_missed,p50_insns,p99_insns,max_insns"),
     "latency": ("latency.csv",
                 "system,timing,threads,period_us,samples,min_ns,avg_ns,"
-                "max_ns,host_load"),
+                "max_ns,host_load,rep"),
     "tracecost": ("tracecost.csv",
                   "record,plugin,cpus,tasks,slots,timing,self_us,ran_us,"
                   "got_us,gaps,gap_max_ns,tick_p50_ns,cycles_per_record,"

@@ -76,3 +76,27 @@ def test_our_latency_combines_the_measuring_tasks():
         samples=4, min_ns="", avg_ns=200, max_ns=500)
     with pytest.raises(ValueError, match="no task measured"):
         bench_latency.combine_ours(tasks[2:])
+
+
+def test_latency_spread_and_ratios_run_by_run():
+    """Plain TCG runs are draws: each side's runs give their least,
+    median (nearest rank below) and largest average and maximum, and the
+    ratio is taken run by run (ours and Linux's of the same turn), its
+    spread beside it -- never one draw."""
+    runs = [("rtk", "icount", 40, 50),
+            ("rtk", "tcg", 300, 900), ("linux", "tcg", 100, 4000),
+            ("rtk", "tcg", 100, 700), ("linux", "tcg", 200, 3000),
+            ("rtk", "tcg", 200, 800)]
+    assert bench_latency.spread(runs) == [
+        ["rtk", "icount", 1, 40, 40, 40, 50, 50, 50],
+        ["rtk", "tcg", 3, 100, 200, 300, 700, 800, 900],
+        ["linux", "tcg", 2, 100, 100, 200, 3000, 3000, 4000]]
+    per, summary = bench_latency.ratios_by_rep(
+        {0: (300, 900), 1: (100, 700), 2: (200, 800)},
+        {0: (150, 4500), 1: (200, 1400)})
+    assert per == [[0, "avg", 0.5], [0, "max", 5.0],
+                   [1, "avg", 2.0], [1, "max", 2.0]]
+    assert summary == [["min", "avg", 0.5], ["median", "avg", 0.5],
+                       ["max", "avg", 2.0], ["min", "max", 2.0],
+                       ["median", "max", 2.0], ["max", "max", 5.0]]
+    assert bench_latency.ratios_by_rep({0: (1, 1)}, {}) == ([], [])

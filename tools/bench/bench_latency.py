@@ -25,14 +25,18 @@ the exact wake-up time, ours the quantum boundary, where the scheduler also
 decides; cyclictest's thread reads the clock with clock_gettime, ours with
 RDTSC.
 
-Ours also runs under -icount (virtual time, free of the host's load);
-Linux does not boot there with 2 CPUs (docs/benchmarks.md, the latency
-benchmark's bullet, says what was found), so the comparison is plain TCG
-only, and the host's load average is in the CSV.
+Both sides also run under -icount (virtual time, free of the host's
+load). Linux gets through its SMP bring-up there only when the machine is
+stopped and continued now and then (NUDGE_S, below), and its numbers then
+vary from run to run; ours are the same every run. Under plain TCG each
+side runs `reps` times, in turn, with the host's load average in the CSV:
+every comparison is given as its spread over the runs, never one draw
+(latency_spread.csv, latency_ratio.csv).
 
 Without the packages (no network, no apt) the benchmark says why and
 reports our side only; smoke mode never fetches them (the parsing of
 cyclictest's output is tested on a recorded sample)."""
+import hashlib
 import os
 import pathlib
 import re
@@ -41,6 +45,7 @@ import stat
 import subprocess
 import sys
 import tempfile
+import time
 
 from benchlib import print_table, write_csv
 
@@ -59,14 +64,61 @@ CMDLINE = "console=ttyS0 panic=-1 rdinit=/init"
 
 ICOUNT = "shift=3,sleep=off"
 
+# reps: plain TCG follows the host's clock and load, so each side runs
+# that many times there, one of ours and one of Linux's in turn, and the
+# spread is reported (never one draw); -icount is the same every time.
 PLANS = {
-    "smoke": dict(samples=50, linux=False, timings=["icount"]),
-    "quick": dict(samples=1000, linux=True, timings=["icount", "tcg"]),
-    "full": dict(samples=10000, linux=True, timings=["icount", "tcg"]),
+    "smoke": dict(samples=50, linux=False, timings=["icount"], reps=1),
+    "quick": dict(samples=1000, linux=True, timings=["icount", "tcg"],
+                  reps=3),
+    "full": dict(samples=10000, linux=True, timings=["icount", "tcg"],
+                 reps=5),
 }
 
 HEADERS = ["system", "timing", "threads", "period_us", "samples", "min_ns",
-           "avg_ns", "max_ns", "host_load"]
+           "avg_ns", "max_ns", "host_load", "rep"]
+SPREAD_HEADERS = ["system", "timing", "runs", "avg_min_ns", "avg_median_ns",
+                  "avg_max_ns", "max_min_ns", "max_median_ns", "max_max_ns"]
+
+
+def median_low(v):
+    v = sorted(v)
+    return v[(len(v) - 1) // 2]
+
+
+def spread(runs):
+    """runs [(system, timing, avg_ns, max_ns)], one per boot: per system
+    and timing (in the order first seen) the number of runs and the
+    least, median (nearest rank below) and largest of their averages and
+    of their maxima, as SPREAD_HEADERS."""
+    groups = {}
+    for system, timing, avg, mx in runs:
+        groups.setdefault((system, timing), []).append((avg, mx))
+    out = []
+    for (system, timing), v in groups.items():
+        avgs, maxes = [a for a, _ in v], [m for _, m in v]
+        out.append([system, timing, len(v), min(avgs), median_low(avgs),
+                    max(avgs), min(maxes), median_low(maxes), max(maxes)])
+    return out
+
+
+def ratios_by_rep(ours, theirs):
+    """Linux's over ours, run by run: ours and theirs {rep: (avg_ns,
+    max_ns)}; [[rep, "avg" or "max", ratio]] for each rep both have, and
+    the spread of each statistic's ratios as [["min" / "median" / "max",
+    statistic, ratio]]."""
+    per = []
+    for rep in sorted(set(ours) & set(theirs)):
+        for k, stat in enumerate(("avg", "max")):
+            per.append([rep, stat, theirs[rep][k] / max(ours[rep][k], 1)])
+    summary = []
+    for stat in ("avg", "max"):
+        v = [r[2] for r in per if r[1] == stat]
+        if v:
+            summary += [["min", stat, min(v)], ["median", stat,
+                                                median_low(v)],
+                        ["max", stat, max(v)]]
+    return per, summary
 
 CYCLIC_LINE = re.compile(
     r"T:\s*(\d+)\s*\(\s*\d+\)\s*P:\s*(\d+)\s*I:\s*(\d+)\s*C:\s*(\d+)\s*"
@@ -106,7 +158,7 @@ def combine_ours(tasks):
                 max_ns=max(int(t["lat_max_ns"]) for t in tasks))
 
 
-def ours_item(samples, timing, hourglass="off"):
+def ours_item(samples, timing, hourglass="off", rep=0):
     """The work item of one boot of our measuring tasks (the experiments
     read its platform too). Idle CPUs halt (hourglass=off), as Linux's do:
     an idle vCPU that spins in the hourglass keeps its host thread busy,
@@ -122,15 +174,16 @@ def ours_item(samples, timing, hourglass="off"):
         tasks_name="latency.tasks",
         cmdline=f"sched=pedf slots={slots} hourglass={hourglass}", smp=2,
         timeout=600 + slots // 10,
-        icount=ICOUNT if timing == "icount" else None,
-        label=f"latency {timing} hourglass={hourglass}, {samples} samples")
+        icount=ICOUNT if timing == "icount" else None, rep=rep,
+        label=f"latency {timing} hourglass={hourglass}, {samples} samples"
+              + (f", run {rep + 1}" if rep else ""))
 
 
 def ours_boots(runs, samples):
-    """Our boots for runs [(timing, hourglass)]; a failed one ends the
-    benchmark (the session has reported it)."""
-    out = workitems.boots([ours_item(samples, t, h) for t, h in runs])
-    for (t, h), b in zip(runs, out):
+    """Our boots for runs [(timing, hourglass, rep)]; a failed one ends
+    the benchmark (the session has reported it)."""
+    out = workitems.boots([ours_item(samples, *r) for r in runs])
+    for (t, h, _), b in zip(runs, out):
         if b is None:
             raise SystemExit(f"bench_latency: our run ({t}, hourglass={h}) "
                              "failed twice (above)")
@@ -194,7 +247,7 @@ mount -t proc proc /proc
 mount -t sysfs sys /sys
 mount -t devtmpfs dev /dev
 echo CYCLICTEST-BEGIN
-cyclictest -m -p 99 -i {PERIOD_US} -l @LOOPS@ -q -S
+cyclictest -m -p 99 -i {PERIOD_US} -d 0 -l @LOOPS@ -q -S
 echo CYCLICTEST-END rc=$?
 poweroff -f
 """
@@ -225,9 +278,16 @@ def cpio_newc(root, out):
         entry(f, "TRAILER!!!", 0, b"", 0)
 
 
+def initrd_path(loops):
+    """The cached initramfs of `loops` loops: its name changes with INIT,
+    so an older one is never taken for it."""
+    tag = hashlib.sha256(INIT.encode()).hexdigest()[:8]
+    return CACHE / f"initramfs-{loops}-{tag}.cpio"
+
+
 def build_linux(loops):
     """(vmlinuz, initramfs) for cyclictest with `loops` loops, cached."""
-    initrd = CACHE / f"initramfs-{loops}.cpio"
+    initrd = initrd_path(loops)
     vmlinuz = CACHE / "vmlinuz"
     if initrd.exists() and vmlinuz.exists():
         return vmlinuz, initrd
@@ -276,92 +336,177 @@ def build_linux(loops):
     return vmlinuz, initrd
 
 
-def linux(samples):
-    """cyclictest's combined row, or a string saying why there is none."""
+def linux_items(samples, reps, timing="tcg"):
+    """The work items of `reps` runs of cyclictest (timing "tcg": plain
+    TCG; "icount": virtual time), or a string saying why there are
+    none."""
     loops = samples
     try:
         vmlinuz, initrd = build_linux(loops)
     except (RuntimeError, OSError) as e:
         return f"cyclictest skipped: the Linux side could not be built ({e})"
-    item = workitems.call_item(
-        "tools/bench/bench_latency.py", "linux_boot", dict(loops=loops),
-        timed=True, label=f"linux-rt cyclictest, {loops} loops",
+    return [workitems.call_item(
+        "tools/bench/bench_latency.py", "linux_boot",
+        dict(loops=loops, rep=rep, timing=timing), timed=timing == "tcg",
+        label=f"linux-rt cyclictest {timing}, {loops} loops"
+              + (f", run {rep + 1}" if rep else ""),
         files=[str(p.relative_to(ROOT)) for p in (vmlinuz, initrd)],
-        versions=["qemu-system-x86_64"])
-    out = workitems.run_items([item])[0]
-    if out is None:
-        raise SystemExit("bench_latency: cyclictest failed twice (above)")
-    return out
+        versions=["qemu-system-x86_64"]) for rep in range(reps)]
 
 
-def linux_boot(loops):
+# Linux under -icount (docs/benchmarks.md, the latency bullet): QEMU 7.2
+# runs the vCPUs in turn on one host thread, and during Linux's SMP
+# bring-up its round robin stays with one vCPU while the other waits for
+# it; stopping and continuing the machine (QMP `stop`, `cont`) starts the
+# round robin again. So the boot is nudged that way every NUDGE_S of host
+# time, from start to power-off. Virtual time stands still while the
+# machine is stopped; where the nudges fall (host time) changes the
+# interleaving, so unlike ours Linux's numbers under -icount differ from
+# run to run, and the spread is reported. lpj: the loops per jiffy of the
+# 1 GHz virtual TSC at Debian's HZ=250, which spares the second CPU the
+# calibration of its delay loop against the first one's timer.
+NUDGE_S = 0.1
+ICOUNT_LINUX_WORDS = "lpj=4000000"
+
+
+def nudge(proc, sock, deadline):
+    """QMP stop and cont every NUDGE_S until QEMU ends or the deadline."""
+    from qemu.qmp.legacy import QEMUMonitorProtocol
+    while not sock.exists():
+        if proc.poll() is not None or time.monotonic() > deadline:
+            return
+        try:
+            proc.wait(timeout=0.05)
+        except subprocess.TimeoutExpired:
+            pass
+    qmp = QEMUMonitorProtocol(str(sock))
+    try:
+        qmp.connect()
+        while time.monotonic() < deadline:
+            try:
+                proc.wait(timeout=NUDGE_S)
+                return
+            except subprocess.TimeoutExpired:
+                pass
+            qmp.cmd("stop")
+            qmp.cmd("cont")
+    except (OSError, EOFError, ConnectionError):
+        return      # QEMU went away between two nudges
+    finally:
+        qmp.close()
+
+
+def linux_boot(loops, rep=0, timing="tcg"):
     """One boot of Linux running cyclictest (a work item): its combined
-    row."""
-    vmlinuz, initrd = CACHE / "vmlinuz", CACHE / f"initramfs-{loops}.cpio"
+    row. rep tells repeated runs apart (each its own draw); timing "tcg"
+    (plain TCG) or "icount" (virtual time, the boot nudged)."""
+    del rep
+    vmlinuz, initrd = CACHE / "vmlinuz", initrd_path(loops)
     with tempfile.TemporaryDirectory() as tmp:
         serial = pathlib.Path(tmp) / "serial.log"
+        sock = pathlib.Path(tmp) / "qmp.sock"
+        append = CMDLINE
         cmd = ["qemu-system-x86_64", "-machine", "pc", "-smp", "2", "-m",
                "512M", "-display", "none", "-no-reboot", "-monitor", "none",
                "-serial", f"file:{serial}", "-kernel", str(vmlinuz),
-               "-initrd", str(initrd), "-append", CMDLINE]
+               "-initrd", str(initrd)]
+        if timing == "icount":
+            cmd += ["-icount", ICOUNT, "-qmp",
+                    f"unix:{sock},server=on,wait=off"]
+            append += " " + ICOUNT_LINUX_WORDS
+        proc = subprocess.Popen(cmd + ["-append", append],
+                                stdout=subprocess.DEVNULL,
+                                stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + 900 + loops * PERIOD_US // 100000
         try:
-            subprocess.run(cmd, capture_output=True,
-                           timeout=900 + loops * PERIOD_US // 100000)
+            if timing == "icount":
+                nudge(proc, sock, deadline)
+            proc.wait(timeout=max(1.0, deadline - time.monotonic()))
         except subprocess.TimeoutExpired:
             pass
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
         text = serial.read_text(errors="replace") if serial.exists() else ""
     if "CYCLICTEST-END rc=0" not in text:
         raise workitems.ItemFailed(
-            "bench_latency: cyclictest did not finish; the end of Linux's "
-            "console:\n" + "\n".join(text.splitlines()[-30:]))
+            f"bench_latency: cyclictest ({timing}) did not finish; the end "
+            "of Linux's console:\n" + "\n".join(text.splitlines()[-30:]))
     threads = parse_cyclictest(text.split("CYCLICTEST-BEGIN")[-1])
     return combine_cyclictest(threads)
 
 
-def measure(plan, timing, b):
-    """Rows for one timing from our boot b: ours, then Linux's (or a line
-    saying why not), and the ratios."""
-    load = os.getloadavg()[0]
-    mine = combine_ours(b.results("task"))
-    rows = [["rtk", timing, 2, PERIOD_US, mine["samples"], mine["min_ns"],
-             mine["avg_ns"], mine["max_ns"], round(load, 2)]]
-    if not plan["linux"]:
-        print("cyclictest skipped: smoke mode does not fetch Linux")
-        return rows, []
-    if timing == "icount":
-        # Linux 6.1 under -icount shift=3,sleep=off stops at "x86:
-        # Booting SMP configuration" (docs/benchmarks.md, the latency
-        # benchmark's bullet, says where).
-        print("cyclictest not run under -icount (Linux does not get past "
-              "its SMP bring-up there): our -icount row has no partner")
-        return rows, []
-    load = os.getloadavg()[0]
-    theirs = linux(plan["samples"])
-    if isinstance(theirs, str):
-        print(theirs)
-        return rows, []
-    rows.append(["linux-rt cyclictest", timing, 2, PERIOD_US,
-                 theirs["samples"], theirs["min_ns"], theirs["avg_ns"],
-                 theirs["max_ns"], round(load, 2)])
-    return rows, [[timing, "avg", theirs["avg_ns"] / max(mine["avg_ns"], 1)],
-                  [timing, "max", theirs["max_ns"] / max(mine["max_ns"], 1)]]
-
-
 def run(mode, outdir):
     plan = PLANS[mode]
-    rows, ratios = [], []
-    ours = ours_boots([(t, "off") for t in plan["timings"]], plan["samples"])
-    for timing, b in zip(plan["timings"], ours):
-        r, q = measure(plan, timing, b)
-        rows += r
-        ratios += q
+    reps = plan["reps"]
+    runs = [(t, "off", rep) for t in plan["timings"]
+            for rep in range(reps if t == "tcg" else 1)]
+    items = [ours_item(plan["samples"], *r) for r in runs]
+    theirs = {}
+    if not plan["linux"]:
+        print("cyclictest skipped: smoke mode does not fetch Linux")
+    else:
+        for timing in plan["timings"]:
+            got = linux_items(plan["samples"], reps, timing)
+            if isinstance(got, str):
+                print(got)
+                theirs = {}
+                break
+            theirs[timing] = got
+    # Under plain TCG ours and Linux's in turn, so that both sides meet
+    # the same host.
+    tcg = theirs.get("tcg", [])
+    if tcg:
+        items = items[:-reps] + [x for pair in zip(items[-reps:], tcg)
+                                 for x in pair]
+    items += theirs.get("icount", [])
+    load = round(os.getloadavg()[0], 2)
+    results = workitems.run_items(items)
+    rows, ours, linux_ = [], {}, {}
+    for item, r in zip(items, results):
+        if r is None:
+            raise SystemExit(f"bench_latency: {item.label} failed twice "
+                             "(above)")
+        if item.kind == "boot":
+            rep = item.args["rep"]
+            mine = combine_ours(workitems.as_boot(r).results("task"))
+            timing = "icount" if item.args["icount"] else "tcg"
+            rows.append(["rtk", timing, 2, PERIOD_US, mine["samples"],
+                         mine["min_ns"], mine["avg_ns"], mine["max_ns"],
+                         load, rep])
+            ours.setdefault(timing, {})[rep] = (mine["avg_ns"],
+                                                mine["max_ns"])
+        else:
+            rep, timing = (item.args["kwargs"][k] for k in ("rep", "timing"))
+            rows.append(["linux-rt cyclictest", timing, 2, PERIOD_US,
+                         r["samples"], r["min_ns"], r["avg_ns"], r["max_ns"],
+                         load, rep])
+            linux_.setdefault(timing, {})[rep] = (r["avg_ns"], r["max_ns"])
+    ratios, summary = [], []
+    for timing in plan["timings"]:
+        mine = ours.get(timing, {})
+        if timing == "icount" and 0 in mine:
+            # Ours is the same in every run under -icount: one run, set
+            # against each of Linux's.
+            mine = {rep: mine[0] for rep in linux_.get(timing, {})}
+        per, summ = ratios_by_rep(mine, linux_.get(timing, {}))
+        ratios += [[timing, rep, stat, round(x, 3)] for rep, stat, x in per]
+        summary += [[timing] + row for row in summ]
+    spread_rows = spread([(r[0], r[1], r[6], r[7]) for r in rows])
     write_csv(outdir / "latency.csv", HEADERS, rows)
     print_table(HEADERS, rows, "release latency: release to the measuring "
                 "thread's first instruction, QEMU TCG -smp 2 (icount: "
                 f"-icount {ICOUNT}, virtual time; tcg: real time, with the "
                 "host's 1-minute load average when the run began)")
+    write_csv(outdir / "latency_spread.csv", SPREAD_HEADERS, spread_rows)
+    print_table(SPREAD_HEADERS, spread_rows, "the spread over the runs "
+                "(plain TCG: each run its own draw of the host's time)")
     if ratios:
-        print_table(["timing", "statistic", "linux / rtk"], ratios,
-                    "ratio (the issue asks for at least 10)")
+        print_table(["timing", "rep", "statistic", "linux / rtk"], ratios,
+                    "ratio, run by run (the issue asks for at least 10)")
         write_csv(outdir / "latency_ratio.csv",
-                  ["timing", "statistic", "linux_over_rtk"], ratios)
+                  ["timing", "rep", "statistic", "linux_over_rtk"], ratios)
+        print_table(["timing", "of the runs", "statistic", "linux / rtk"],
+                    [[t, a, b, round(x, 3)] for t, a, b, x in summary],
+                    "the ratios' spread")

@@ -1,8 +1,9 @@
 """Release latency: from a job's release (the ideal quantum boundary) to its
 task's first instruction, in the kernel (tools/bench/bench_latency.py's
 run: pedf on 2 CPUs, one work=latency task per CPU, 2 ms periods), and
-beside it Linux PREEMPT_RT's cyclictest in the same QEMU TCG -smp 2, in
-quick and full mode: the benchmark fetches Debian's linux-image-rt,
+beside it Linux PREEMPT_RT's cyclictest in the same QEMU -smp 2, under
+-icount and plain TCG, several runs of each (quick 3, full 5) with their
+spread and the ratio run by run, in quick and full mode: the benchmark fetches Debian's linux-image-rt,
 busybox-static and rt-tests once (apt-get download, from the package
 registry) into build/bench/linux-rt/ and builds the initramfs there. Tiny
 mode never runs Linux. Where the packages cannot be had, the section says
@@ -24,12 +25,12 @@ from rtktrace import dump as dumpmod, insns  # noqa: E402
 latency = common.bench_module("latency")
 
 PLANS = {
-    "tiny": dict(samples=50, timings=["icount"], linux=False,
+    "tiny": dict(samples=50, timings=["icount"], linux=False, reps=1,
                  path_slots=40, path_plugins=["pedf", "gedf"]),
     "quick": dict(samples=500, timings=["icount", "tcg"], linux=True,
-                  path_slots=200, path_plugins=None),
+                  reps=3, path_slots=200, path_plugins=None),
     "full": dict(samples=10000, timings=["icount", "tcg"], linux=True,
-                 path_slots=1000, path_plugins=None),
+                 reps=5, path_slots=1000, path_plugins=None),
 }
 
 # The release path (tools/rtktrace/insns.py, release_paths) of every
@@ -80,15 +81,35 @@ def run(mode, outdir):
     rows, boots_ran, ratios = [], [], []
     # Idle CPUs halt, as Linux's do; under plain TCG one more run with the
     # hourglass spinning on idle CPUs shows what that costs the timers.
-    runs = [(t, "off") for t in plan["timings"]] + (
-        [("tcg", "on")] if "tcg" in plan["timings"] else [])
+    # Plain TCG runs are draws of the host's time: `reps` of ours and of
+    # Linux's, in turn (bench_latency.py).
+    reps = plan["reps"]
+    runs = [(t, "off", rep) for t in plan["timings"]
+            for rep in range(reps if t == "tcg" else 1)] + (
+        [("tcg", "on", 0)] if "tcg" in plan["timings"] else [])
     load = round(os.getloadavg()[0], 2)
     plugins = [x for x in PATH_PLUGINS if plan["path_plugins"] is None or
                x[0] in plan["path_plugins"]]
+    ours = [latency.ours_item(plan["samples"], *r) for r in runs]
     path_items = [path_item(*x, plan["path_slots"]) for x in plugins]
-    done = boots([latency.ours_item(plan["samples"], t, h) for t, h in runs]
-                 + path_items)
-    done, path_boots = done[:len(runs)], done[len(runs):]
+    linux_note = ("Linux was not run in this mode (tiny), so there is no "
+                  "ratio; quick and full mode run cyclictest.")
+    theirs = latency.linux_items(plan["samples"], reps) \
+        if plan["linux"] else []
+    theirs_ic = latency.linux_items(plan["samples"], reps, "icount") \
+        if plan["linux"] else []
+    if isinstance(theirs, str) or isinstance(theirs_ic, str):
+        linux_note = theirs if isinstance(theirs, str) else theirs_ic
+        theirs, theirs_ic = [], []
+    tcg_off = [k for k, r in enumerate(runs) if r[:2] == ("tcg", "off")]
+    turns = [x for k, it in zip(tcg_off, theirs) for x in (ours[k], it)]
+    items = [it for k, it in enumerate(ours)
+             if not theirs or k not in tcg_off] + turns + theirs_ic + \
+        path_items
+    results = workitems.run_items(items)
+    got = dict(zip(map(id, items), results))
+    done = boots(ours, [got[id(it)] for it in ours])
+    path_boots = boots(path_items, [got[id(it)] for it in path_items])
     path = []
     for (plugin, _, _), b in zip(plugins, path_boots):
         if b is not None:
@@ -99,7 +120,8 @@ def run(mode, outdir):
                                             insns.PATH_PARTS] +
               ["total_p50", "total_max"], path)
     plot_path(path, outdir)
-    for (timing, hourglass), b in zip(runs, done):
+    mine_by, linux_by = {"tcg": {}, "icount": {}}, {"tcg": {}, "icount": {}}
+    for (timing, hourglass, rep), b in zip(runs, done):
         if b is None:
             continue
         boots_ran.append(b)
@@ -109,30 +131,59 @@ def run(mode, outdir):
         missed = int(b.result("sched")["boundary_missed"])
         rows.append(["rtk" if hourglass == "off" else HOURGLASS, timing,
                      2 * plan["samples"], mine["samples"], mine["avg_ns"],
-                     mine["max_ns"], missed, load])
-    linux_note = ("Linux was not run in this mode (tiny), so there is no "
-                  "ratio; quick and full mode run cyclictest.")
-    if plan["linux"]:
-        theirs = latency.linux(plan["samples"])
-        if isinstance(theirs, str):
-            linux_note = theirs
-        else:
-            rows.append(["linux-rt cyclictest", "tcg", 2 * plan["samples"],
-                         theirs["samples"], theirs["avg_ns"],
-                         theirs["max_ns"], "", round(os.getloadavg()[0], 2)])
-            ours_tcg = [r for r in rows if r[0] == "rtk" and r[1] == "tcg"][0]
-            ratios = [theirs["avg_ns"] / max(1, ours_tcg[4]),
-                      theirs["max_ns"] / max(1, ours_tcg[5])]
-            linux_note = (f"Linux PREEMPT_RT's cyclictest in the same QEMU "
-                          f"TCG -smp 2: average {ratios[0]:.2f}x ours, "
-                          f"maximum {ratios[1]:.2f}x ours.")
+                     mine["max_ns"], missed, load, rep])
+        if hourglass == "off":
+            mine_by[timing][rep] = (mine["avg_ns"], mine["max_ns"])
+    for it in theirs + theirs_ic:
+        r = got[id(it)]
+        if r is None:
+            continue
+        rep, timing = (it.args["kwargs"][k] for k in ("rep", "timing"))
+        rows.append(["linux-rt cyclictest", timing, 2 * plan["samples"],
+                     r["samples"], r["avg_ns"], r["max_ns"], "", load, rep])
+        linux_by[timing][rep] = (r["avg_ns"], r["max_ns"])
+    # Ours under -icount is the same every run: one run, set against each
+    # of Linux's.
+    if 0 in mine_by["icount"]:
+        mine_by["icount"] = {rep: mine_by["icount"][0]
+                             for rep in linux_by["icount"]}
+    ratios, notes = [], []
+    spread = latency.spread([(r[0], r[1], r[4], r[5]) for r in rows])
+    for timing, what in (("icount", "under -icount (virtual time; Linux "
+                          "nudged through its SMP bring-up, "
+                          "bench_latency.py)"),
+                         ("tcg", "under plain TCG, ours and Linux's in "
+                          "turn")):
+        per, summary = latency.ratios_by_rep(mine_by[timing],
+                                             linux_by[timing])
+        ratios += [[timing, rep, stat, round(x, 3)] for rep, stat, x in per]
+        if per:
+            sm = {(a, b): x for a, b, x in summary}
+            notes.append(
+                f"{what}, {len(per) // 2} runs: Linux's over ours run by "
+                f"run, average {sm['min', 'avg']:.2f}x to "
+                f"{sm['max', 'avg']:.2f}x (median {sm['median', 'avg']:.2f}"
+                f"x), maximum {sm['min', 'max']:.2f}x to "
+                f"{sm['max', 'max']:.2f}x (median {sm['median', 'max']:.2f}"
+                "x)")
+    if (theirs or theirs_ic) and not ratios:
+        linux_note = ("cyclictest failed in every run (above), so there is "
+                      "no ratio.")
+    elif ratios:
+        linux_note = (
+            "Linux PREEMPT_RT's cyclictest in the same QEMU -smp 2: "
+            + "; ".join(notes) + ". Each side's spread: " + "; ".join(
+                f"{r[0]} {r[1]} over {r[2]} run{'s' if r[2] > 1 else ''}: "
+                f"average {r[3]} to {r[5]} ns, maximum {r[6]} to {r[8]} ns"
+                for r in spread) + ".")
     write_csv(outdir / "release_latency.csv",
               ["system", "timing", "samples_asked", "samples", "avg_ns",
-               "max_ns", "boundary_missed", "host_load"], rows)
+               "max_ns", "boundary_missed", "host_load", "rep"], rows)
+    write_csv(outdir / "release_latency_spread.csv", latency.SPREAD_HEADERS,
+              spread)
     if ratios:
         write_csv(outdir / "release_latency_ratio.csv",
-                  ["statistic", "linux_over_rtk"],
-                  [["avg", round(ratios[0], 3)], ["max", round(ratios[1], 3)]])
+                  ["timing", "rep", "statistic", "linux_over_rtk"], ratios)
 
     plot(rows, outdir)
     ic = [r for r in rows if r[0] == "rtk" and r[1] == "icount"][0]
@@ -143,8 +194,9 @@ def run(mode, outdir):
         f"{ic[5]} ns over {ic[3]} samples: the boundary's interrupt, the "
         "decision and the switch to ring 3, counted in instructions at 8 ns "
         "each. "
-        + (f"Under plain TCG (host load average {tcg[7]} when it "
-           f"began): average {tcg[4]} ns, maximum {tcg[5]} ns, "
+        + (f"Under plain TCG (the first of {reps} runs; host load "
+           f"average {tcg[7]} when they began): average {tcg[4]} ns, "
+           f"maximum {tcg[5]} ns, "
            f"{tcg[3]} samples of the {tcg[2]} asked, "
            f"{tcg[6]} boundaries reached late (RESULT sched "
            f"boundary_missed; under -icount {ic[6]}): QEMU's vCPUs and "
@@ -164,6 +216,7 @@ def run(mode, outdir):
           "hrtimer; ours reads RDTSC, cyclictest clock_gettime).")
     diff += " " + path_text(path, plan["path_slots"])
     files = ["release_latency.csv", "release_latency.png",
+             "release_latency_spread.csv",
              "release_path.csv", "release_path.png"] + (
         ["release_latency_ratio.csv"] if ratios else [])
     return Section(
@@ -179,9 +232,10 @@ def run(mode, outdir):
                  "lat_max_ns "
                  f"({plan['samples']} samples asked per run)",
         platform=platform(boots_ran),
-        table=(["system", "timing", "samples", "avg ns", "max ns",
+        table=(["system", "timing", "run", "samples", "avg ns", "max ns",
                 "boundaries missed", "host load"],
-               [[r[0], r[1], r[3], r[4], r[5], r[6], r[7]] for r in rows]),
+               [[r[0], r[1], r[8] + 1, r[3], r[4], r[5], r[6], r[7]]
+                for r in rows]),
         published="no paper publishes this comparison; the issue asks for "
                   "our latency beside Linux PREEMPT_RT cyclictest's in the "
                   "same QEMU TCG -smp 2, with the ratio.",
@@ -192,7 +246,8 @@ def run(mode, outdir):
 def plot(rows, outdir):
     plt = pyplot()
     fig, ax = plt.subplots(figsize=(6, 3.5))
-    labels = [f"{r[0]}\n{r[1]}" for r in rows]
+    labels = [f"{r[0]}\n{r[1]}" + (f" #{r[8] + 1}" if r[1] == "tcg" else "")
+              for r in rows]
     xs = range(len(rows))
     ax.bar([x - 0.2 for x in xs], [r[4] / 1000 for r in rows], 0.4,
            label="average")
