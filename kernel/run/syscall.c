@@ -113,12 +113,16 @@ static int64_t sys_sleep_next_period(struct task *t, struct trap_frame *f)
 		 * it late, in a slot the plugin gave to the task's next job
 		 * while the kernel's count was one behind (the thread slept
 		 * through a slot the plugin charged). Then the plugin is not
-		 * told, the counts agree again, and where the plugin has the
-		 * task in this slot its next job runs now; otherwise every
-		 * later job would run a period late (plain TCG, vCPUs starved
-		 * at the start of a run). */
+		 * told, the counts agree again, and where the next job is
+		 * released and the plugin has the task in this slot, that job
+		 * runs now; otherwise every later job would run a period late
+		 * (plain TCG, vCPUs starved at the start of a run). (Pfair
+		 * counts a job when it decides its last subtask: called in
+		 * that slot, the plugin counts it too, and the next job, not
+		 * released yet, waits.) */
 		if (decide_complete((unsigned)t->index, slot, t->jobs.done,
 				    0) == 1 &&
+		    jobs_release_slot(t, t->jobs.done) <= slot &&
 		    decide_answer(this_cpu()->cpu, slot) == t->index) {
 			t->sleeping = 0;
 			t->slept_through = slot;

@@ -65,9 +65,9 @@ RUNS = [(p, "pedf", "on") for p in PATTERNS] + [
     ("first_on_every_cpu", "pedf", "off")]
 
 
-def boot(iso_with, tmp_path, sched, events, words=""):
+def boot(iso_with, tmp_path, sched, events, words="", text=TASKS):
     tasks = tmp_path / "latency.tasks"
-    tasks.write_text(TASKS)
+    tasks.write_text(text)
     iso = iso_with(f"sched={sched} events={events} slots={SLOTS} "
                    f"hourglass=off trace=events {words}", tasks=tasks)
     b = qemu(iso, smp=2, icount=ICOUNT, timeout=900)
@@ -295,3 +295,23 @@ def test_a_job_count_fallen_behind_the_plugins_heals(iso_with, tmp_path,
     after = [g for g in got if g[3] > 20]
     assert [g for g in after if g[2] > base + SAME_NS or g[4]] == [], after
     assert len(after) >= (SLOTS - 22) // PERIOD
+
+
+@pytest.mark.parametrize("sched", ["pd2", "spd2"])
+def test_pfair_counts_a_job_at_its_last_subtask_and_the_next_waits(
+        iso_with, tmp_path, sched):
+    """Pfair counts a job done when it decides the job's last subtask, so
+    a task that ends its job in that slot finds the plugin counting it
+    already (decide_complete): that must not send the thread on into its
+    next job, which is not released yet -- one sample per job, each its
+    own job's, every count the plugin's (once every job gave a second
+    sample of 0 ns)."""
+    # Pfair takes implicit deadlines only.
+    b = boot(iso_with, tmp_path, sched, "on",
+             text=TASKS.replace(" d=1", ""))
+    got = samples(b)
+    assert [g for g in got if g[4]] == [], [g for g in got if g[4]][:5]
+    check_counts(b, got)
+    for task in (0, 1):
+        jobs = [g[1] for g in got if g[0] == task]
+        assert len(jobs) == len(set(jobs)) == SLOTS // PERIOD - 1, jobs
