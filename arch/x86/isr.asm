@@ -164,6 +164,7 @@ trap_return:
 	test r12d, r12d
 	jz .restore
 	swapgs
+	KERNEL_OUT_MARK                     ; to ring 3 (marks.inc)
 .restore:
 	pop r15
 	pop r14
@@ -181,10 +182,6 @@ trap_return:
 	pop rbx
 	pop rax
 	add rsp, 16                         ; vector and error code
-	test byte [rsp + 8], 3              ; the CS returned to
-	jz .iret
-	KERNEL_OUT_MARK
-.iret:
 	iretq
 
 section .rodata

@@ -22,8 +22,8 @@
  * buffer is checked), which is how tools/rtktrace joins them.
  *
  * Two more marks are the kernel's way in and out: NN = 05 at the first
- * instruction of every interrupt and exception entry (isr_common), 06 just
- * before every return to ring 3 (IRETQ or SYSRETQ). Each CPU's since the
+ * instruction of every interrupt, exception and system-call entry, 06 on
+ * every return to ring 3 (arch/x86/marks.inc says where). Each CPU's since the
  * last 02 follow its counts as `cpu C events N` and N lines `in COUNT` or
  * `out COUNT`, in the order they ran: with them a release's path is costed
  * from the timer interrupt to the task's first instruction.
