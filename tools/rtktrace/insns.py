@@ -16,6 +16,8 @@ own; the k-th count of CPU c belongs to the record of seq k on c.
   the timer came);
 - ipi: begins on one CPU and ends on another, so no per-CPU count.
 """
+import bisect
+
 from .derive import cpu_samples, percentile, usable
 from .records import CODE
 
@@ -162,16 +164,20 @@ def release_paths(dump, marks, events):
     job's release (the release record's ideal time, on any CPU), the
     CPU's records from the tick to the switch have no gap in seq, and
     nothing else switched in between."""
-    released = {}
-    for pairs in counts_of(dump, marks):
-        for r, _ in pairs:
-            if r.event == CODE["release"]:
-                released[(r.task, r.job)] = r.arg
+    per_cpu = counts_of(dump, marks)
+    released = {(r.task, r.job): r.arg for pairs in per_cpu
+                for r, _ in pairs if r.event == CODE["release"]}
     out = []
-    for cpu, pairs in enumerate(counts_of(dump, marks)):
+    for cpu, pairs in enumerate(per_cpu):
         ev = events.get(cpu, [])
-        ins = [n for k, n in ev if k == "in"]
+        ins = [n for k, n in ev if k == "in"]       # in the order they ran
         outs = [n for k, n in ev if k == "out"]
+        count = {r.seq: n for r, n in pairs}
+        # The decisions, paired as for span_insns: (end seq, instructions).
+        sched = [(x.seq, x.cycles) for x in cpu_samples(
+            dump.params, cpu, [r for r, _ in pairs],
+            at=lambda r: count[r.seq])[0] if x.kind == "sched"]
+        sched_seqs = [q for q, _ in sched]
         seen = set()
         for at, (r, c1) in enumerate(pairs):
             if r.event != CODE["cxs_end"] or (r.task, r.job) in seen:
@@ -204,20 +210,15 @@ def release_paths(dump, marks, events):
                     released[(r.task, r.job)] > span[0].tsc:
                 continue
             n0, n1, c0 = pairs[t0][1], pairs[t1][1], pairs[k][1]
-            entry = max((n for n in ins if n <= n0), default=None)
-            exit_ = min((n for n in outs if n >= c1), default=None)
-            if entry is None or exit_ is None:
+            i = bisect.bisect_right(ins, n0)
+            j = bisect.bisect_left(outs, c1)
+            if i == 0 or j == len(outs):
                 continue
-            decision, first = 0, None
-            open_ = None
-            for x, n in pairs[t0:t1 + 1]:
-                if x.event == CODE["sched_start"]:
-                    open_ = n
-                    first = n if first is None else first
-                elif x.event == CODE["sched_end"] and open_ is not None:
-                    decision += n - open_
-                    open_ = None
-            first = n1 if first is None else first
+            entry, exit_ = ins[i - 1], outs[j]
+            mine = sched[bisect.bisect_right(sched_seqs, span[0].seq):
+                         bisect.bisect_right(sched_seqs, span[t1 - t0].seq)]
+            decision = sum(n for _, n in mine)
+            first = count[mine[0][0]] - mine[0][1] if mine else n1
             parts = {"entry": n0 - entry, "boundary": first - n0,
                      "decision": decision,
                      "after": n1 - first - decision,
