@@ -100,3 +100,21 @@ def test_latency_spread_and_ratios_run_by_run():
                        ["max", "avg", 2.0], ["min", "max", 2.0],
                        ["median", "max", 2.0], ["max", "max", 5.0]]
     assert bench_latency.ratios_by_rep({0: (1, 1)}, {}) == ([], [])
+
+
+def test_latency_ratios_per_timing_and_runs_in_turn():
+    """Ours under -icount is one run, the same every time: it is set
+    against each of Linux's runs there; under plain TCG run by run."""
+    rows, spreads = bench_latency.ratios_by_timing(
+        {"icount": {0: (40, 50)}, "tcg": {0: (100, 1000), 1: (200, 500)}},
+        {"icount": {0: (80, 100), 1: (20, 5000)},
+         "tcg": {0: (300, 2000), 1: (100, 1000)}})
+    assert rows == [["icount", 0, "avg", 2.0], ["icount", 0, "max", 2.0],
+                    ["icount", 1, "avg", 0.5], ["icount", 1, "max", 100.0],
+                    ["tcg", 0, "avg", 3.0], ["tcg", 0, "max", 2.0],
+                    ["tcg", 1, "avg", 0.5], ["tcg", 1, "max", 2.0]]
+    assert spreads["icount"][:3] == [["min", "avg", 0.5],
+                                     ["median", "avg", 0.5],
+                                     ["max", "avg", 2.0]]
+    assert bench_latency.in_turn(["a", "b"], ["x", "y"]) == \
+        ["a", "x", "b", "y"]

@@ -42,6 +42,7 @@ import pathlib
 import re
 import shutil
 import stat
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -81,11 +82,6 @@ SPREAD_HEADERS = ["system", "timing", "runs", "avg_min_ns", "avg_median_ns",
                   "avg_max_ns", "max_min_ns", "max_median_ns", "max_max_ns"]
 
 
-def median_low(v):
-    v = sorted(v)
-    return v[(len(v) - 1) // 2]
-
-
 def spread(runs):
     """runs [(system, timing, avg_ns, max_ns)], one per boot: per system
     and timing (in the order first seen) the number of runs and the
@@ -97,8 +93,8 @@ def spread(runs):
     out = []
     for (system, timing), v in groups.items():
         avgs, maxes = [a for a, _ in v], [m for _, m in v]
-        out.append([system, timing, len(v), min(avgs), median_low(avgs),
-                    max(avgs), min(maxes), median_low(maxes), max(maxes)])
+        out.append([system, timing, len(v), min(avgs), statistics.median_low(avgs),
+                    max(avgs), min(maxes), statistics.median_low(maxes), max(maxes)])
     return out
 
 
@@ -115,10 +111,33 @@ def ratios_by_rep(ours, theirs):
     for stat in ("avg", "max"):
         v = [r[2] for r in per if r[1] == stat]
         if v:
-            summary += [["min", stat, min(v)], ["median", stat,
-                                                median_low(v)],
+            summary += [["min", stat, min(v)],
+                        ["median", stat, statistics.median_low(v)],
                         ["max", stat, max(v)]]
     return per, summary
+
+
+def ratios_by_timing(ours, theirs):
+    """ratios_by_rep for each timing of ours and theirs ({timing: {rep:
+    (avg_ns, max_ns)}}): ([[timing, rep, statistic, ratio]], {timing: its
+    spread}). Ours under -icount is the same every run: its one run is set
+    against each of Linux's."""
+    rows, spreads = [], {}
+    for timing in ("icount", "tcg"):
+        mine, other = ours.get(timing, {}), theirs.get(timing, {})
+        if timing == "icount" and 0 in mine:
+            mine = {rep: mine[0] for rep in other}
+        per, summary = ratios_by_rep(mine, other)
+        rows += [[timing, rep, stat, round(x, 3)] for rep, stat, x in per]
+        if summary:
+            spreads[timing] = summary
+    return rows, spreads
+
+
+def in_turn(ours, theirs):
+    """One of ours, one of theirs, and so on: both sides' runs under plain
+    TCG meet the same host."""
+    return [x for pair in zip(ours, theirs) for x in pair]
 
 CYCLIC_LINE = re.compile(
     r"T:\s*(\d+)\s*\(\s*\d+\)\s*P:\s*(\d+)\s*I:\s*(\d+)\s*C:\s*(\d+)\s*"
@@ -177,17 +196,6 @@ def ours_item(samples, timing, hourglass="off", rep=0):
         icount=ICOUNT if timing == "icount" else None, rep=rep,
         label=f"latency {timing} hourglass={hourglass}, {samples} samples"
               + (f", run {rep + 1}" if rep else ""))
-
-
-def ours_boots(runs, samples):
-    """Our boots for runs [(timing, hourglass, rep)]; a failed one ends
-    the benchmark (the session has reported it)."""
-    out = workitems.boots([ours_item(samples, *r) for r in runs])
-    for (t, h, _), b in zip(runs, out):
-        if b is None:
-            raise SystemExit(f"bench_latency: our run ({t}, hourglass={h}) "
-                             "failed twice (above)")
-    return out
 
 
 def run_quiet(cmd, cwd=None):
@@ -458,8 +466,7 @@ def run(mode, outdir):
     # the same host.
     tcg = theirs.get("tcg", [])
     if tcg:
-        items = items[:-reps] + [x for pair in zip(items[-reps:], tcg)
-                                 for x in pair]
+        items = items[:-reps] + in_turn(items[-reps:], tcg)
     items += theirs.get("icount", [])
     load = round(os.getloadavg()[0], 2)
     results = workitems.run_items(items)
@@ -483,16 +490,8 @@ def run(mode, outdir):
                          r["samples"], r["min_ns"], r["avg_ns"], r["max_ns"],
                          load, rep])
             linux_.setdefault(timing, {})[rep] = (r["avg_ns"], r["max_ns"])
-    ratios, summary = [], []
-    for timing in plan["timings"]:
-        mine = ours.get(timing, {})
-        if timing == "icount" and 0 in mine:
-            # Ours is the same in every run under -icount: one run, set
-            # against each of Linux's.
-            mine = {rep: mine[0] for rep in linux_.get(timing, {})}
-        per, summ = ratios_by_rep(mine, linux_.get(timing, {}))
-        ratios += [[timing, rep, stat, round(x, 3)] for rep, stat, x in per]
-        summary += [[timing] + row for row in summ]
+    ratios, spreads = ratios_by_timing(ours, linux_)
+    summary = [[t] + row for t, rows_ in spreads.items() for row in rows_]
     spread_rows = spread([(r[0], r[1], r[6], r[7]) for r in rows])
     write_csv(outdir / "latency.csv", HEADERS, rows)
     print_table(HEADERS, rows, "release latency: release to the measuring "

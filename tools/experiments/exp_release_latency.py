@@ -102,7 +102,7 @@ def run(mode, outdir):
         linux_note = theirs if isinstance(theirs, str) else theirs_ic
         theirs, theirs_ic = [], []
     tcg_off = [k for k, r in enumerate(runs) if r[:2] == ("tcg", "off")]
-    turns = [x for k, it in zip(tcg_off, theirs) for x in (ours[k], it)]
+    turns = latency.in_turn([ours[k] for k in tcg_off], theirs)
     items = [it for k, it in enumerate(ours)
              if not theirs or k not in tcg_off] + turns + theirs_ic + \
         path_items
@@ -142,25 +142,19 @@ def run(mode, outdir):
         rows.append(["linux-rt cyclictest", timing, 2 * plan["samples"],
                      r["samples"], r["avg_ns"], r["max_ns"], "", load, rep])
         linux_by[timing][rep] = (r["avg_ns"], r["max_ns"])
-    # Ours under -icount is the same every run: one run, set against each
-    # of Linux's.
-    if 0 in mine_by["icount"]:
-        mine_by["icount"] = {rep: mine_by["icount"][0]
-                             for rep in linux_by["icount"]}
-    ratios, notes = [], []
+    ratios, spreads = latency.ratios_by_timing(mine_by, linux_by)
+    notes = []
     spread = latency.spread([(r[0], r[1], r[4], r[5]) for r in rows])
     for timing, what in (("icount", "under -icount (virtual time; Linux "
                           "nudged through its SMP bring-up, "
                           "bench_latency.py)"),
                          ("tcg", "under plain TCG, ours and Linux's in "
                           "turn")):
-        per, summary = latency.ratios_by_rep(mine_by[timing],
-                                             linux_by[timing])
-        ratios += [[timing, rep, stat, round(x, 3)] for rep, stat, x in per]
-        if per:
-            sm = {(a, b): x for a, b, x in summary}
+        if timing in spreads:
+            sm = {(a, b): x for a, b, x in spreads[timing]}
+            runs_n = len([r for r in ratios if r[0] == timing]) // 2
             notes.append(
-                f"{what}, {len(per) // 2} runs: Linux's over ours run by "
+                f"{what}, {runs_n} runs: Linux's over ours run by "
                 f"run, average {sm['min', 'avg']:.2f}x to "
                 f"{sm['max', 'avg']:.2f}x (median {sm['median', 'avg']:.2f}"
                 f"x), maximum {sm['min', 'max']:.2f}x to "
