@@ -11,7 +11,7 @@ from cedf_ref import cluster_ffd
 from edf_ref import ffd_partition
 from lock_bounds import msrp, omlp, srp
 from lock_ref import LTask, set_text
-from test_locks import SETTINGS, lock_sets, schedsim
+from test_locks import SETTINGS, check, lock_sets, schedsim
 
 SLOTS = 240
 
@@ -156,6 +156,7 @@ def test_srp_worst_case_is_met(tmp_path):
     got = measured(tasks, ["R"], "srp", "pedf", 1, tmp_path)
     check_within(got, bound, ["spin", "pi", "blocked"])
     assert bound[1]["pi"] == 4 and got[1]["pi_max"] == 3
+    check("srp", "partitioned", "pedf", (1, 1, tasks, ["R"]), tmp_path)
 
 
 def test_omlp_worst_case_is_met(tmp_path):
@@ -176,3 +177,27 @@ def test_omlp_worst_case_is_met(tmp_path):
     got = measured(tasks, ["R"], "omlp", "gedf", 2, tmp_path)
     check_within(got, bound, ["pi"])
     assert bound[4]["pi"] == got[4]["pi_max"] == 6
+
+
+
+def test_omlp_holder_inherits_from_the_priority_queue(tmp_path):
+    """Two CPUs. X takes R at 1 for 3 quanta and A queues behind it (the
+    FIFO queue, 2 long, is full); B, urgent, asks at 3 and waits in the
+    priority queue. M1 and M2, released at 3, come before X and A but
+    after B. X must inherit B's priority from the priority queue, not
+    only A's from the FIFO queue: then X ends its section at 4, A (now
+    inheriting B's from the FIFO queue) at 5, and B waits 2 quanta and
+    meets its deadline. Without it M1 and M2 keep X off both CPUs and B
+    waits 7 and misses. The simulator is held to the independent
+    reference slot by slot as well."""
+    tasks = [LTask("X", 5, 40, 40, 0, [("R", 1, 3)]),
+             LTask("A", 4, 40, 40, 0, [("R", 1, 1)]),
+             LTask("B", 2, 20, 5, 2, [("R", 1, 1)]),
+             LTask("M1", 5, 20, 10, 3),
+             LTask("M2", 5, 20, 10, 3)]
+    got = measured(tasks, ["R"], "omlp", "gedf", 2, tmp_path)
+    check_within(got, omlp(tasks, [0] * 5, 2), ["pi"])
+    assert got[2]["pi_max"] == got[2]["blocked_max"] == 2
+    ref = check("omlp", "global", "gedf", (2, 2, tasks, ["R"]), tmp_path,
+                slots=40)
+    assert ref.stats[2]["misses"] == 0
