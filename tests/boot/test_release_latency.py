@@ -163,14 +163,14 @@ def baselines():
     return {}
 
 
-def baseline(iso_with, tmp_path, baselines, sched, events):
-    if (sched, events) not in baselines:
-        b = boot(iso_with, tmp_path, sched, events)
+def baseline(iso_with, tmp_path, baselines, sched, events, text=TASKS):
+    if (sched, events, text) not in baselines:
+        b = boot(iso_with, tmp_path, sched, events, text=text)
         got = samples(b)
         assert [g for g in got if g[4]] == []
         check_counts(b, got)
-        baselines[sched, events] = got
-    return max(s for _, _, s, _, _ in baselines[sched, events])
+        baselines[sched, events, text] = got
+    return max(s for _, _, s, _, _ in baselines[sched, events, text])
 
 
 @pytest.mark.parametrize("pattern,sched,events", RUNS)
@@ -226,22 +226,36 @@ def test_a_late_task_runs_its_next_job_in_the_slot_the_plugin_gives_it(
     assert {round(s / 1e6) for _, _, s, _, _ in got} == {1, 3}
 
 
+# Clustered EDF (on 2 CPUs clusters of cluster=M/2 = 1 CPU, its default)
+# places by utilisation: two tasks of 2/3 each go to clusters 0 and 1 (at
+# 1/2 each both would fit in cluster 0).
+CEDF_TASKS = ("task L0 e=2 p=3 work=latency\n"
+              "task L1 e=2 p=3 work=latency\n")
+# sched: (words, tasks, CPU 0's late slot, L0's job released there)
+APART = {"pedf": ("", TASKS, 10, 5), "cedf": ("", CEDF_TASKS, 12, 4)}
+
+
+@pytest.mark.parametrize("sched", sorted(APART))
 @pytest.mark.parametrize("mode", ["stall", "hold"])
 def test_a_late_cpu_leaves_the_other_cpus_tasks_alone(iso_with, tmp_path,
-                                                      baselines, mode):
+                                                      baselines, sched,
+                                                      mode):
     """Issue 28, item 2: partitioned EDF keeps L0 on CPU 0 and L1 on CPU 1
-    (density 1 each). CPU 0's boundary at slot 10 comes 3.5 quanta late:
-    CPU 1 decides its slots meanwhile without waiting for CPU 0 (the first
-    CPU at a slot decides it, sched_decide.h), so every sample of L1 is
-    no larger than the same job's in the run without lateness (to within
-    SAME_NS), while L0 has a sample that many quanta late or lost its job
-    to the late slots. The run's own baseline is checked as in the tests
-    above."""
-    baseline(iso_with, tmp_path, baselines, "pedf", "on")
-    base = {(t, j): s for t, j, s, _, _ in baselines["pedf", "on"]}
+    (density 1 each), clustered EDF with clusters of one CPU in clusters 0
+    and 1. CPU 0's boundary where L0 releases a job comes 3.5 quanta
+    late: CPU 1 decides its slots meanwhile without waiting for CPU 0 (the
+    first CPU at a slot decides it, sched_decide.h), so every sample of L1
+    is no larger than the same job's in the run without lateness (to
+    within SAME_NS), while L0 has a sample that many quanta late or lost
+    its job to the late slots. The run's own baseline is checked as in the
+    tests above."""
+    words, text, slot, job = APART[sched]
+    baseline(iso_with, tmp_path, baselines, sched, "on", text)
+    base = {(t, j): s for t, j, s, _, _ in baselines[sched, "on", text]}
     late_us = 3500
-    b = boot(iso_with, tmp_path, "pedf", "on",
-             f"late_boundary=0:10:{late_us} late_mode={mode}")
+    b = boot(iso_with, tmp_path, sched, "on",
+             f"{words}late_boundary=0:{slot}:{late_us} late_mode={mode}",
+             text=text)
     assert cpus_of(b) == {0: {0}, 1: {1}}
     got = samples(b)
     assert [g for g in got if g[4]] == []
@@ -250,9 +264,9 @@ def test_a_late_cpu_leaves_the_other_cpus_tasks_alone(iso_with, tmp_path,
     assert [k for k in base if k[0] == 1 and k not in mine] == []
     assert [(k, s, base[k]) for k, s in mine.items()
             if k[0] == 1 and s > base[k] + SAME_NS] == []
-    # CPU 0 was late: L0's job released at slot 10 lost its slot (ended
+    # CPU 0 was late: L0's job released at that slot lost its slot (ended
     # by its budget, no sample) or began late.
-    assert (0, 5) not in mine or mine[0, 5] > late_us * 1000 - \
+    assert (0, job) not in mine or mine[0, job] > late_us * 1000 - \
         QUANTUM_US * 1000
 
 
