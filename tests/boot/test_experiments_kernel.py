@@ -321,6 +321,20 @@ def check_latency(rows, out):
     for p in ("pedf", "gedf"):
         assert any(int(r["decision_p50"]) > 0 for r in paths
                    if r["plugin"] == p), paths
+    # The 50 tasks on 4 CPUs: every release measured (tiny: 4 jobs a
+    # task); pedf's first fit fills CPUs 0 and 1 and puts 10 on CPU 2;
+    # each CPU's own path is shorter than the latency in instructions.
+    many = check_csv(out / "release_latency" / "release_latency_many.csv",
+                     set())
+    assert {r["plugin"]: int(r["samples"]) for r in many} == {
+        "gedf": 200, "pedf": 200}, many
+    mp = check_csv(out / "release_latency" / "release_path_many.csv", set())
+    assert {r["cpu"] for r in mp if r["plugin"] == "pedf"} == \
+        {"0", "1", "2"}, mp
+    for r in mp:
+        got = next(m for m in many if m["plugin"] == r["plugin"])
+        assert 0 < int(r["total_p50"]) <= int(r["total_max"]) < \
+            int(got["avg_ns"]) / 8, (r, got)
 
 
 def check_bus(rows, out):

@@ -118,3 +118,23 @@ def test_latency_ratios_per_timing_and_runs_in_turn():
                                      ["max", "avg", 2.0]]
     assert bench_latency.in_turn(["a", "b"], ["x", "y"]) == \
         ["a", "x", "b", "y"]
+
+
+def test_cyclictest_shapes_and_their_initramfs():
+    """The 2-CPU comparison runs a thread per CPU bound to it (-S); the
+    50-task one 50 threads every 20 ms left to Linux to place. Each set
+    of arguments has an initramfs of its own, so a cached one is never
+    taken for another shape (the name hashes the init script with
+    them)."""
+    two = bench_latency.cyclic_args(500)
+    many = bench_latency.cyclic_args(210, 50, 20000)
+    assert two.split() == ["-m", "-p", "99", "-i", "2000", "-d", "0", "-l",
+                           "500", "-q", "-S"]
+    assert many.split() == ["-m", "-p", "99", "-i", "20000", "-d", "0",
+                            "-l", "210", "-q", "-t", "50"]
+    paths = {bench_latency.initrd_path(a) for a in
+             (two, many, bench_latency.cyclic_args(501))}
+    assert len(paths) == 3
+    assert bench_latency.initrd_path(two) == bench_latency.initrd_path(
+        bench_latency.cyclic_args(500))
+    assert "@ARGS@" in bench_latency.INIT

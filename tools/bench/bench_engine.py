@@ -89,7 +89,7 @@ def run(mode, outdir):
         # release_latency's Linux, fetched once before anything is timed.
         import bench_latency
         try:
-            bench_latency.build_linux(500)
+            bench_latency.build_linux(bench_latency.cyclic_args(500))
         except (RuntimeError, OSError) as e:
             print(f"bench_engine: no Linux for release_latency ({e})")
     rows = []

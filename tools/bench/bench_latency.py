@@ -255,7 +255,7 @@ mount -t proc proc /proc
 mount -t sysfs sys /sys
 mount -t devtmpfs dev /dev
 echo CYCLICTEST-BEGIN
-cyclictest -m -p 99 -i {PERIOD_US} -d 0 -l @LOOPS@ -q -S
+cyclictest @ARGS@
 echo CYCLICTEST-END rc=$?
 poweroff -f
 """
@@ -286,16 +286,26 @@ def cpio_newc(root, out):
         entry(f, "TRAILER!!!", 0, b"", 0)
 
 
-def initrd_path(loops):
-    """The cached initramfs of `loops` loops: its name changes with INIT,
-    so an older one is never taken for it."""
-    tag = hashlib.sha256(INIT.encode()).hexdigest()[:8]
-    return CACHE / f"initramfs-{loops}-{tag}.cpio"
+def cyclic_args(loops, threads=None, interval_us=PERIOD_US):
+    """cyclictest's arguments: `loops` samples a thread, every
+    `interval_us`, all threads at SCHED_FIFO 99 and the same interval
+    (-d 0); one thread per CPU bound to it (-S), or `threads` threads
+    left to the scheduler to place."""
+    per = "-S" if threads is None else f"-t {threads}"
+    return f"-m -p 99 -i {interval_us} -d 0 -l {loops} -q {per}"
 
 
-def build_linux(loops):
-    """(vmlinuz, initramfs) for cyclictest with `loops` loops, cached."""
-    initrd = initrd_path(loops)
+def initrd_path(args):
+    """The cached initramfs running cyclictest with `args`: its name
+    changes with INIT and the arguments, so an older one is never taken
+    for it."""
+    tag = hashlib.sha256((INIT + args).encode()).hexdigest()[:10]
+    return CACHE / f"initramfs-{tag}.cpio"
+
+
+def build_linux(args):
+    """(vmlinuz, initramfs) for cyclictest with `args`, cached."""
+    initrd = initrd_path(args)
     vmlinuz = CACHE / "vmlinuz"
     if initrd.exists() and vmlinuz.exists():
         return vmlinuz, initrd
@@ -335,7 +345,7 @@ def build_linux(loops):
     shutil.copy((stage / interp.lstrip("/")).resolve(),
                 root / interp.lstrip("/"))
     init = root / "init"
-    init.write_text(INIT.replace("@LOOPS@", str(loops)))
+    init.write_text(INIT.replace("@ARGS@", args))
     init.chmod(0o755)
     cpio_newc(root, initrd)
     # The kernel's modules alone are hundreds of MiB extracted.
@@ -344,19 +354,25 @@ def build_linux(loops):
     return vmlinuz, initrd
 
 
-def linux_items(samples, reps, timing="tcg"):
+def linux_items(samples, reps, timing="tcg", cpus=2, threads=None,
+                interval_us=PERIOD_US):
     """The work items of `reps` runs of cyclictest (timing "tcg": plain
-    TCG; "icount": virtual time), or a string saying why there are
-    none."""
-    loops = samples
+    TCG; "icount": virtual time) on `cpus` CPUs, `samples` loops of a
+    thread per CPU, or with `threads` threads at least `samples` in all;
+    or a string saying why there are none."""
+    loops = samples if threads is None else -(-samples // threads)
+    args = cyclic_args(loops, threads, interval_us)
     try:
-        vmlinuz, initrd = build_linux(loops)
+        vmlinuz, initrd = build_linux(args)
     except (RuntimeError, OSError) as e:
         return f"cyclictest skipped: the Linux side could not be built ({e})"
+    shape = "" if threads is None else \
+        f", {threads} threads on {cpus} CPUs every {interval_us} us"
     return [workitems.call_item(
         "tools/bench/bench_latency.py", "linux_boot",
-        dict(loops=loops, rep=rep, timing=timing), timed=timing == "tcg",
-        label=f"linux-rt cyclictest {timing}, {loops} loops"
+        dict(args=args, rep=rep, timing=timing, cpus=cpus,
+             virtual_us=loops * interval_us), timed=timing == "tcg",
+        label=f"linux-rt cyclictest {timing}, {loops} loops{shape}"
               + (f", run {rep + 1}" if rep else ""),
         files=[str(p.relative_to(ROOT)) for p in (vmlinuz, initrd)],
         versions=["qemu-system-x86_64"]) for rep in range(reps)]
@@ -404,18 +420,20 @@ def nudge(proc, sock, deadline):
         qmp.close()
 
 
-def linux_boot(loops, rep=0, timing="tcg"):
-    """One boot of Linux running cyclictest (a work item): its combined
-    row. rep tells repeated runs apart (each its own draw); timing "tcg"
-    (plain TCG) or "icount" (virtual time, the boot nudged)."""
+def linux_boot(args, rep=0, timing="tcg", cpus=2, virtual_us=0):
+    """One boot of Linux running cyclictest with `args` on `cpus` CPUs (a
+    work item): its combined row. rep tells repeated runs apart (each its
+    own draw); timing "tcg" (plain TCG) or "icount" (virtual time, the
+    boot nudged); virtual_us how long cyclictest's loops last."""
     del rep
-    vmlinuz, initrd = CACHE / "vmlinuz", initrd_path(loops)
+    vmlinuz, initrd = CACHE / "vmlinuz", initrd_path(args)
     with tempfile.TemporaryDirectory() as tmp:
         serial = pathlib.Path(tmp) / "serial.log"
         sock = pathlib.Path(tmp) / "qmp.sock"
         append = CMDLINE
-        cmd = ["qemu-system-x86_64", "-machine", "pc", "-smp", "2", "-m",
-               "512M", "-display", "none", "-no-reboot", "-monitor", "none",
+        cmd = ["qemu-system-x86_64", "-machine", "pc", "-smp", str(cpus),
+               "-m", "512M", "-display", "none", "-no-reboot", "-monitor",
+               "none",
                "-serial", f"file:{serial}", "-kernel", str(vmlinuz),
                "-initrd", str(initrd)]
         if timing == "icount":
@@ -425,7 +443,7 @@ def linux_boot(loops, rep=0, timing="tcg"):
         proc = subprocess.Popen(cmd + ["-append", append],
                                 stdout=subprocess.DEVNULL,
                                 stderr=subprocess.DEVNULL)
-        deadline = time.monotonic() + 900 + loops * PERIOD_US // 100000
+        deadline = time.monotonic() + 900 + virtual_us // 100000
         try:
             if timing == "icount":
                 nudge(proc, sock, deadline)
