@@ -222,3 +222,31 @@ def test_only_leave_events_with_resources(tmp_path):
     text = "resource R protocol=msrp\ntask A e=2 p=4 cs=R:1\nat 3 block A\n"
     err = refused(tmp_path, text, "pedf")
     assert "line 3: a set with resources takes only 'leave' events" in err
+
+
+@pytest.mark.parametrize("protocol", ["msrp", "omlp"])
+def test_a_job_that_leaves_while_waiting_leaves_the_queue(tmp_path,
+                                                          protocol):
+    """H holds R from 1 to 5. W asks for it at 1 and waits (msrp: spinning
+    on CPU 1; omlp: suspended, second in the FIFO queue), then leaves at
+    3; V, released at 3, asks at 4 and waits one quantum: at 5 R is V's,
+    not the departed W's -- a departed waiter handed R would hold it for
+    ever, and V and H's later jobs would wait for it for ever. Worked by
+    hand (lock_ref has no leave events); pedf puts H (density 3/4) on CPU
+    0, W (1/2) and V (3/10) on CPU 1, gedf on 2 CPUs runs them the same
+    way until 5."""
+    text = (f"resource R protocol={protocol}\n"
+            "task H e=6 p=8 cs=R:4@1\ntask W e=3 p=6 cs=R:1@1\n"
+            "task V e=3 p=10 phase=3 cs=R:1@1\nat 3 leave W\n")
+    sched = "pedf" if protocol == "msrp" else "gedf"
+    rows, events, summary = schedsim(text, sched, 2, 24, tmp_path)
+    got = rows[:7]
+    assert [sorted(x for x in r if x) for r in got] == [
+        ["H", "W"], ["H"] + (["W"] if protocol == "msrp" else []),
+        ["H"] + (["W"] if protocol == "msrp" else []), ["H", "V"],
+        ["H"] + (["V"] if protocol == "msrp" else []), ["H", "V"],
+        ["V"]], rows
+    v = summary["tasks"]["V"]
+    assert (v["jobs"], v["misses"]) == (2, 0), v
+    assert summary["tasks"]["H"]["misses"] == 0
+    assert summary["tasks"]["W"]["jobs"] == 0
