@@ -92,6 +92,22 @@ def test_hand_worked_example(tmp_path):
     assert summary["misses"] == 0
 
 
+@pytest.mark.parametrize("sched", ["gedf", "pedf"])
+@pytest.mark.parametrize("wake", [3, 4])
+def test_a_wake_at_the_deadline_drops_the_job(tmp_path, sched, wake):
+    """A (e=2, d=4) blocks at 1 with a quantum of its job left. Woken at
+    3, before the deadline, the job goes on (and ends at 4, in time);
+    woken at 4, the deadline itself, the job is dropped as a miss and a
+    new one released at 4 -- as edf_ref has it (`b < deadline`). B keeps
+    the other CPU busy so that A's slots are the only question."""
+    tasks = [Task("A", 2, 5, 4), Task("B", 1, 1, 1)]
+    events = [(1, "block", "A"), (wake, "wake", "A")]
+    summary = check_against_reference(tasks, 2, 10, tmp_path, events,
+                                      sched)
+    assert summary["tasks"]["A"]["misses"] == (wake == 4)
+    assert summary["dropped_jobs"] == (wake == 4)
+
+
 @settings(max_examples=60, **SETTINGS)
 @given(task_sets(), st.sampled_from([0, 1, 2]))
 def test_gedf_runs_the_m_earliest_jobs(tmp_path, cs, mode):
