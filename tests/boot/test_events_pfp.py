@@ -479,7 +479,6 @@ def test_trace_of_an_event_run_decodes(iso_with, tmp_path):
         assert abs(w["max_us"] - int(kernel[name]["max_us"])) <= 2 * LAG_US
 
 
-
 @pytest.mark.parametrize("mode", ["stall", "hold"])
 def test_a_late_cpu_leaves_the_other_cpus_segments_alone(iso_with,
                                                          tmp_path, mode):
@@ -500,6 +499,8 @@ def test_a_late_cpu_leaves_the_other_cpus_segments_alone(iso_with,
         assert boot.finished, boot.tail()
         if words:
             assert "late_boundary= held CPU 0" in boot.serial, boot.tail()
+        else:
+            assert boot.passed, boot.tail()
         runs.append(parse(boot.serial.splitlines())[0])
     base, late = ([s for s in r if s["cpu"] == 1] for r in runs)
     assert [key(s) for s in late] == [key(s) for s in base]

@@ -231,8 +231,8 @@ def test_a_late_task_runs_its_next_job_in_the_slot_the_plugin_gives_it(
 # 1/2 each both would fit in cluster 0).
 CEDF_TASKS = ("task L0 e=2 p=3 work=latency\n"
               "task L1 e=2 p=3 work=latency\n")
-# sched: (words, tasks, CPU 0's late slot, L0's job released there)
-APART = {"pedf": ("", TASKS, 10, 5), "cedf": ("", CEDF_TASKS, 12, 4)}
+# sched: (tasks, CPU 0's late slot, L0's job released there)
+APART = {"pedf": (TASKS, 10, 5), "cedf": (CEDF_TASKS, 12, 4)}
 
 
 @pytest.mark.parametrize("sched", sorted(APART))
@@ -249,12 +249,12 @@ def test_a_late_cpu_leaves_the_other_cpus_tasks_alone(iso_with, tmp_path,
     within SAME_NS), while L0 has a sample that many quanta late or lost
     its job to the late slots. The run's own baseline is checked as in the
     tests above."""
-    words, text, slot, job = APART[sched]
+    text, slot, job = APART[sched]
     baseline(iso_with, tmp_path, baselines, sched, "on", text)
     base = {(t, j): s for t, j, s, _, _ in baselines[sched, "on", text]}
     late_us = 3500
     b = boot(iso_with, tmp_path, sched, "on",
-             f"{words}late_boundary=0:{slot}:{late_us} late_mode={mode}",
+             f"late_boundary=0:{slot}:{late_us} late_mode={mode}",
              text=text)
     assert cpus_of(b) == {0: {0}, 1: {1}}
     got = samples(b)

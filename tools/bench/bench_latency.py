@@ -93,8 +93,9 @@ def spread(runs):
     out = []
     for (system, timing), v in groups.items():
         avgs, maxes = [a for a, _ in v], [m for _, m in v]
-        out.append([system, timing, len(v), min(avgs), statistics.median_low(avgs),
-                    max(avgs), min(maxes), statistics.median_low(maxes), max(maxes)])
+        out.append([system, timing, len(v),
+                    min(avgs), statistics.median_low(avgs), max(avgs),
+                    min(maxes), statistics.median_low(maxes), max(maxes)])
     return out
 
 
@@ -432,8 +433,8 @@ def linux_boot(args, rep=0, timing="tcg", cpus=2, virtual_us=0):
         sock = pathlib.Path(tmp) / "qmp.sock"
         append = CMDLINE
         cmd = ["qemu-system-x86_64", "-machine", "pc", "-smp", str(cpus),
-               "-m", "512M", "-display", "none", "-no-reboot", "-monitor",
-               "none",
+               "-m", "512M", "-display", "none", "-no-reboot",
+               "-monitor", "none",
                "-serial", f"file:{serial}", "-kernel", str(vmlinuz),
                "-initrd", str(initrd)]
         if timing == "icount":

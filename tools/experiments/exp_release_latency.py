@@ -49,6 +49,9 @@ MANY_PLUGINS = ["gedf", "pedf"]
 MANY_PATH_JOBS = 5
 MANY_HEADERS = ["system", "plugin", "cpus", "tasks", "period_us",
                 "samples", "avg_ns", "max_ns", "rep"]
+PATH_HEADERS = (["plugin", "cpu", "paths"] +
+                [f"{k}_p50" for k in insns.PATH_PARTS] +
+                ["total_p50", "total_max"])
 
 # The release path (tools/rtktrace/insns.py, release_paths) of every
 # quantum-driven plugin that runs periodic tasks, on the latency set: one
@@ -118,50 +121,51 @@ def many_linux(plan):
         cpus=MANY_M, threads=MANY_N, interval_us=MANY_P * 1000)
 
 
-def many_results(plan, mine, theirs, got):
+def many_results(mine, theirs, got):
     """(rows of MANY_HEADERS, ratio rows [plugin, rep, statistic, linux
-    over ours])."""
-    rows, ratios = [], []
+    over ours], {plugin: the ratios' spread}): ours under -icount is one
+    run, set against each of Linux's (bench_latency.ratios_by_timing)."""
+    ours_rows, linux_rows, linux = [], [], {}
+    for it in theirs:
+        r = got[id(it)]
+        if r is not None:
+            rep = it.args["kwargs"]["rep"]
+            linux_rows.append(["linux-rt cyclictest", "", MANY_M, MANY_N,
+                               MANY_P * 1000, r["samples"], r["avg_ns"],
+                               r["max_ns"], rep])
+            linux[rep] = (r["avg_ns"], r["max_ns"])
+    ratios, spreads = [], {}
     for plugin, it in zip(MANY_PLUGINS, mine):
         r = got[id(it)]
         if r is None:
             continue
         c = latency.combine_ours(workitems.as_boot(r).results("task"))
-        rows.append(["rtk", plugin, MANY_M, MANY_N, MANY_P * 1000,
-                     c["samples"], c["avg_ns"], c["max_ns"], 0])
-    for it in theirs:
-        r = got[id(it)]
-        if r is None:
-            continue
-        rep = it.args["kwargs"]["rep"]
-        rows.append(["linux-rt cyclictest", "", MANY_M, MANY_N,
-                     MANY_P * 1000, r["samples"], r["avg_ns"], r["max_ns"],
-                     rep])
-        for o in (x for x in rows if x[0] == "rtk"):
-            ratios += [[o[1], rep, "avg", round(r["avg_ns"] / o[6], 3)],
-                       [o[1], rep, "max", round(r["max_ns"] / o[7], 3)]]
-    return rows, ratios
+        ours_rows.append(["rtk", plugin, MANY_M, MANY_N, MANY_P * 1000,
+                          c["samples"], c["avg_ns"], c["max_ns"], 0])
+        per, spread = latency.ratios_by_timing(
+            {"icount": {0: (c["avg_ns"], c["max_ns"])}}, {"icount": linux})
+        ratios += [[plugin] + row[1:] for row in per]
+        spreads[plugin] = {(a, b): x for a, b, x in
+                           spread.get("icount", [])}
+    return ours_rows + linux_rows, ratios, spreads
 
 
-def many_text(rows, ratios, path, linux_note):
+def many_text(rows, spreads, path, linux_note):
     """The larger set's paragraph."""
     if not rows:
         return "The 50-task runs failed (above)."
     ours = "; ".join(f"{r[1]} average {r[6]} ns, maximum {r[7]} ns over "
                      f"{r[5]} releases" for r in rows if r[0] == "rtk")
     theirs = [r for r in rows if r[0] != "rtk"]
-    by = {}
-    for plugin, _, stat, x in ratios:
-        by.setdefault((plugin, stat), []).append(x)
     lin = (f"cyclictest, 50 threads on -smp 4 every 20 ms under -icount, "
            f"{len(theirs)} runs: average {min(r[6] for r in theirs)} to "
            f"{max(r[6] for r in theirs)} ns, maximum "
            f"{min(r[7] for r in theirs)} to {max(r[7] for r in theirs)} "
            "ns, samples " + ", ".join(str(r[5]) for r in theirs) + ". "
            "Linux over ours, run by run: " + "; ".join(
-               f"{p} {st} {min(by[p, st])}x to {max(by[p, st])}x"
-               for p in MANY_PLUGINS for st in ("avg", "max")
-               if (p, st) in by) + "."
+               f"{p} {st} {sm['min', st]:.2f}x to {sm['max', st]:.2f}x"
+               for p, sm in spreads.items() for st in ("avg", "max")
+               if ("min", st) in sm) + "."
            if theirs else linux_note)
     own = "; ".join(f"{r[0]} CPU {r[1]} median {r[-2]}, largest {r[-1]}"
                     for r in path)
@@ -225,12 +229,10 @@ def run(mode, outdir):
         if b is not None:
             boots_ran.append(b)
             path += path_rows(plugin, b)
-    write_csv(outdir / "release_path.csv",
-              ["plugin", "cpu", "paths"] + [f"{k}_p50" for k in
-                                            insns.PATH_PARTS] +
-              ["total_p50", "total_max"], path)
+    write_csv(outdir / "release_path.csv", PATH_HEADERS, path)
     plot_path(path, outdir)
-    many_rows, many_ratios = many_results(plan, many, many_theirs, got)
+    many_rows, many_ratios, many_spreads = many_results(many, many_theirs,
+                                                        got)
     many_paths = []
     for plugin, b in zip(MANY_PLUGINS, boots(many_path, [
             got[id(it)] for it in many_path])):
@@ -238,10 +240,7 @@ def run(mode, outdir):
             boots_ran.append(b)
             many_paths += path_rows(plugin, b)
     write_csv(outdir / "release_latency_many.csv", MANY_HEADERS, many_rows)
-    write_csv(outdir / "release_path_many.csv",
-              ["plugin", "cpu", "paths"] + [f"{k}_p50" for k in
-                                            insns.PATH_PARTS] +
-              ["total_p50", "total_max"], many_paths)
+    write_csv(outdir / "release_path_many.csv", PATH_HEADERS, many_paths)
     if many_ratios:
         write_csv(outdir / "release_latency_many_ratio.csv",
                   ["plugin", "rep", "statistic", "linux_over_rtk"],
@@ -335,7 +334,7 @@ def run(mode, outdir):
           "where the scheduler also decides; cyclictest's a one-shot "
           "hrtimer; ours reads RDTSC, cyclictest clock_gettime).")
     diff += " " + path_text(path, plan["path_slots"])
-    diff += " " + many_text(many_rows, many_ratios, many_paths, many_note)
+    diff += " " + many_text(many_rows, many_spreads, many_paths, many_note)
     files = ["release_latency.csv", "release_latency.png",
              "release_latency_spread.csv",
              "release_path.csv", "release_path.png",
