@@ -132,12 +132,12 @@ PYTEST_JOBS ?= 2
 # KVM_TESTS=1 adds the opt-in boot under KVM (tests/boot/test_kvm.py).
 test: deps
 	@$(MAKE) --no-print-directory host $(if $(wildcard mk/kernel.mk),iso)
-	KVM_TESTS=$(KVM_TESTS) $(PYTEST) -n $(PYTEST_JOBS) $(TEST_ARGS) tests
+	KVM_TESTS=$(KVM_TESTS) $(PYTEST) -n $(PYTEST_JOBS) --dist worksteal $(TEST_ARGS) tests
 
 # Only the host-side tests: no ISO, no QEMU.
 test-host: host-deps
 	@$(MAKE) --no-print-directory host
-	$(PYTEST) -n $(PYTEST_JOBS) $(TEST_ARGS) tests/host
+	$(PYTEST) -n $(PYTEST_JOBS) --dist worksteal $(TEST_ARGS) tests/host
 
 # Property tests with fresh random draws (the `explore` Hypothesis profile;
 # `make test` runs them derandomized). SEED=N replays one run.

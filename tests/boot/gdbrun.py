@@ -9,7 +9,7 @@ import subprocess
 import tempfile
 import time
 
-from harness import DEBUG_EXIT, NO_NIC, ROOT, Boot
+from harness import DEBUG_EXIT, NO_FLOPPY, NO_NIC, ROOT, Boot
 
 KERNEL_ELF = ROOT / "build" / "kernel" / "kernel.elf"
 RTK_PY = ROOT / "tools" / "gdb" / "rtk.py"
@@ -32,8 +32,9 @@ class Machine:
         self.port = free_port()
         cmd = ["qemu-system-x86_64", "-machine", "pc", "-smp", str(smp),
                "-m", "256M", "-display", "none", "-no-reboot", *NO_NIC,
-               "-monitor", "none", "-serial", f"file:{self.serial}",
-               "-cdrom", str(iso), *DEBUG_EXIT]
+               *NO_FLOPPY, "-monitor", "none",
+               "-serial", f"file:{self.serial}", "-cdrom", str(iso),
+               *DEBUG_EXIT]
         if stub == "qemu":
             cmd += ["-S", "-gdb", f"tcp:127.0.0.1:{self.port}"]
         else:
