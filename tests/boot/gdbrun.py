@@ -9,7 +9,7 @@ import subprocess
 import tempfile
 import time
 
-from harness import DEBUG_EXIT, NO_FLOPPY, NO_NIC, ROOT, Boot
+from harness import DEBUG_EXIT, NO_UNUSED_DEVICES, ROOT, Boot
 
 KERNEL_ELF = ROOT / "build" / "kernel" / "kernel.elf"
 RTK_PY = ROOT / "tools" / "gdb" / "rtk.py"
@@ -31,8 +31,8 @@ class Machine:
         self.serial = pathlib.Path(self.tmp.name) / "serial.log"
         self.port = free_port()
         cmd = ["qemu-system-x86_64", "-machine", "pc", "-smp", str(smp),
-               "-m", "256M", "-display", "none", "-no-reboot", *NO_NIC,
-               *NO_FLOPPY, "-monitor", "none",
+               "-m", "256M", "-display", "none", "-no-reboot",
+               *NO_UNUSED_DEVICES, "-monitor", "none",
                "-serial", f"file:{self.serial}", "-cdrom", str(iso),
                *DEBUG_EXIT]
         if stub == "qemu":

@@ -21,15 +21,14 @@ OVMF_VARS = pathlib.Path("/usr/share/OVMF/OVMF_VARS.fd")
 
 # isa-debug-exit: QEMU exits with (value << 1) | 1.
 DEBUG_EXIT = ["-device", "isa-debug-exit,iobase=0xf4,iosize=0x04"]
-# The kernel drives no network card, and with none the firmware
-# initialises none (about a second less per BIOS boot under -icount).
-NO_NIC = ["-nic", "none"]
-# Nor floppy drives: on the pc machine QEMU otherwise reports an empty
-# 1.44 MB drive A in the CMOS, and SeaBIOS's probe of it costs about 1.3 s
-# of host time per BIOS boot under -icount (the q35 machine has no floppy
-# controller; the settings are then unused).
-NO_FLOPPY = ["-global", "isa-fdc.fdtypeA=none", "-global",
-             "isa-fdc.fdtypeB=none"]
+# Devices the kernel drives none of, left out of every boot (as in make
+# run, scripts/run-qemu.sh): with a network card the firmware initialises
+# it (about a second a BIOS boot under -icount), and on the pc machine
+# QEMU reports an empty 1.44 MB floppy drive A in the CMOS, whose probe
+# by SeaBIOS costs about 1.3 s more (q35 has no floppy controller: the
+# settings are then unused).
+NO_UNUSED_DEVICES = ["-nic", "none", "-global", "isa-fdc.fdtypeA=none",
+                     "-global", "isa-fdc.fdtypeB=none"]
 
 
 @dataclasses.dataclass
@@ -114,9 +113,9 @@ def qemu_command(iso, serial, smp=2, machine="pc", firmware="bios",
     file, usb_stick the copy to attach as a USB disk (else a CD), vars_copy
     the UEFI variables' copy. Work items hash it into their key."""
     cmd = ["qemu-system-x86_64", "-machine", machine, "-smp", str(smp),
-           "-m", memory, "-display", "none", "-no-reboot", *NO_NIC,
-           *NO_FLOPPY,
-           "-serial", f"file:{serial}", "-monitor", "none", *DEBUG_EXIT]
+           "-m", memory, "-display", "none", "-no-reboot",
+           *NO_UNUSED_DEVICES, "-serial", f"file:{serial}",
+           "-monitor", "none", *DEBUG_EXIT]
     if usb_stick:
         cmd += ["-device", "qemu-xhci", "-drive",
                 f"if=none,id=stick,format=raw,file={usb_stick}",
@@ -227,8 +226,8 @@ def qemu_com1(iso, smp, feed, machine="pc", timeout=120, icount=None):
         srv.bind(path)
         srv.listen(1)
         cmd = ["qemu-system-x86_64", "-machine", machine, "-smp", str(smp),
-               "-m", "256M", "-display", "none", "-no-reboot", *NO_NIC,
-               *NO_FLOPPY, "-chardev", f"socket,id=com1,path={path}",
+               "-m", "256M", "-display", "none", "-no-reboot",
+               *NO_UNUSED_DEVICES, "-chardev", f"socket,id=com1,path={path}",
                "-serial", "chardev:com1", "-monitor", "none", *DEBUG_EXIT,
                "-cdrom", str(iso)]
         if icount:
