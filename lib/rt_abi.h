@@ -185,7 +185,15 @@ struct rt_control {
 	 * tell a preemption (same CPU) or a migration from an interrupt. */
 	uint64_t cpu;
 	uint64_t dispatches;
-	uint64_t reserved_k[3];
+	/* Written when sleep_next_period or end_job returns 0, on the way
+	 * back to the task: the job it runs now (as rt_job_info.job) and that
+	 * job's release in ns since the epoch. They stay until the next such
+	 * return, so a release latency measured from them belongs to the
+	 * wake, even where the kernel ends jobs between the wake and a later
+	 * job_info (a CPU stalled in that call while its slots passed). */
+	uint64_t woke_job;
+	uint64_t woke_release_ns;
+	uint64_t reserved_k[1];
 
 	/* Written by the task. */
 	uint64_t self_cycles;      /* time it saw itself run, hourglass style */

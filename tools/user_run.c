@@ -434,6 +434,21 @@ static void task_info(const struct run *r, struct rt_task_info *t)
 	snprintf(t->sched, sizeof t->sched, "user_run");
 }
 
+/* On the way back from a job's end that waited: the job the task runs now
+ * and its release, into the control page's woke_* (lib/rt_abi.h). */
+static void woke(const struct run *r)
+{
+	_Static_assert(offsetof(struct rt_control, woke_release_ns) ==
+		       offsetof(struct rt_control, woke_job) + 8, "adjacent");
+	const struct options *o = r->opt;
+	uint64_t v[2] = { r->job, r->job * o->p * o->quantum_ns };
+	struct iovec local = { v, sizeof v };
+	struct iovec remote = {
+		(void *)(RT_CONTROL + offsetof(struct rt_control, woke_job)),
+		sizeof v };
+	process_vm_writev(r->pid, &local, 1, &remote, 1, 0);
+}
+
 /* Answers one system call; returns 1 when the run ends with it. */
 static int syscall_stop(struct run *r, struct user_regs_struct *regs)
 {
@@ -461,6 +476,7 @@ static int syscall_stop(struct run *r, struct user_regs_struct *regs)
 			while (now_ns(r) < r->job * o->p * o->quantum_ns)
 				;
 			r->job_began_ns = now_ns(r);
+			woke(r);
 			ret = 0;
 		}
 	} else if (nr == RT_SYS_END_JOB) {

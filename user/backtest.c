@@ -102,8 +102,9 @@ int64_t user_main(int argc, char **argv, volatile struct rt_control *ctl)
 		uint64_t woke = cpu_rdtsc();
 		if (rc < 0)
 			return say_sleep_refused(rc);
+		/* From the job the wake is for (rt_abi.h, woke_job). */
+		measure_release_latency(ctl, woke, ctl->woke_release_ns);
 		sys_job_info(&info);
-		measure_release_latency(ctl, woke, info.release_ns);
 		hourglass_resume(&h);
 	}
 }

@@ -3,10 +3,10 @@
  * counterpart of cyclictest's measuring thread (rt-tests), which sleeps to
  * an absolute time and measures how late it woke. Each job here completes
  * at once with RT_SYS_SLEEP_NEXT_PERIOD; the TSC read right after the call
- * returns, minus the new job's release (RT_SYS_JOB_INFO), is one sample in
- * lat_*, and goes into the trace as a `user` record of that job
- * (sys_trace), where every sample can be checked against the job's release
- * and the switch that ran it. The first job is not a sample: nothing
+ * returns, minus the new job's release (the control page's woke_release_ns,
+ * written on the way back), is one sample in lat_*, and goes into the
+ * trace as a `user` record of that job (sys_trace), where every sample can
+ * be checked against the job's release and the switch that ran it. The first job is not a sample: nothing
  * released it after a sleep. jobs_seen counts the jobs it began.
  */
 #include "lib/cpu.h"
@@ -37,10 +37,12 @@ int64_t user_main(int argc, char **argv, volatile struct rt_control *ctl)
 			msg_send(&m);
 			return LATENCY_EXIT_SLEEP_REFUSED;
 		}
-		struct rt_job_info info;
-		sys_job_info(&info);
-		sys_trace(info.job,
-			  measure_release_latency(ctl, woke, info.release_ns));
+		/* The job this wake is for, as the kernel wrote it on the
+		 * way back: a job_info call now could name a later one, if
+		 * the kernel ended jobs while this CPU stalled in it. */
+		sys_trace(ctl->woke_job,
+			  measure_release_latency(ctl, woke,
+						  ctl->woke_release_ns));
 		ctl->jobs_seen++;
 	}
 }

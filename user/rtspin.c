@@ -223,9 +223,11 @@ int64_t user_main(int argc, char **argv, volatile struct rt_control *ctl)
 			msg_send(&m);
 			return RTSPIN_EXIT_REFUSED;
 		}
+		/* A wake (rc 0) for a job released after this one ended: from
+		 * the job the wake is for (rt_abi.h, woke_job). */
+		if (rc == 0 && ctl->woke_release_ns >= now)
+			measure_release_latency(ctl, woke, ctl->woke_release_ns);
 		sys_job_info(&info);
-		if (rc == 0 && info.release_ns >= now)
-			measure_release_latency(ctl, woke, info.release_ns);
 		hourglass_resume(&h);
 	}
 }

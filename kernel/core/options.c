@@ -75,6 +75,7 @@ static const char *const arrivals_names[] = {
 };
 static const char *const late_mode_names[] = {
 	[LATE_HOLD] = "hold", [LATE_STALL] = "stall",
+	[LATE_SYSCALL] = "syscall",
 };
 static const char *const irqcheck_names[] = {
 	[IRQCHECK_OFF] = "off", [IRQCHECK_HPET] = "hpet",
@@ -305,7 +306,7 @@ void options_parse(const char *cmdline)
 			number(&w, &options.late_count, 1, SLOTS_MAX, "1");
 		} else if (cmdline_key_is(&w, "late_mode")) {
 			options.late_mode = (enum late_mode)one_of(
-				&w, late_mode_names, 2, options.late_mode);
+				&w, late_mode_names, 3, options.late_mode);
 		} else if (cmdline_key_is(&w, "arrivals")) {
 			options.arrivals = (enum arrivals_mode)one_of(
 				&w, arrivals_names, 4, options.arrivals);

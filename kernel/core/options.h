@@ -53,6 +53,11 @@ enum late_mode {
 	LATE_STALL,         /* the CPU stalls before it takes the interrupt,
 			     * as a virtual CPU whose host thread is
 			     * descheduled: what came meanwhile goes first */
+	LATE_SYSCALL,       /* the CPU stalls in the first system call it
+			     * makes while the boundary is its next,
+			     * interrupts off, until the boundary is late;
+			     * the call then goes on, its slots passed, as in
+			     * a virtual CPU descheduled in the kernel */
 };
 
 /* arrivals=: where a run's aperiodic arrivals come from (docs/interrupts.md). */

@@ -72,7 +72,9 @@ static int ends_own_jobs(const struct task *t)
 }
 
 /* After a job's end: out for the rest of slot (back when the plugin
- * chooses t for a later one) when `out`; then this CPU runs its answer. */
+ * chooses t for a later one) when `out`; then this CPU runs its answer.
+ * Returns once t runs again, saying which job that is (rt_abi.h,
+ * woke_job). */
 static int64_t leave_cpu(struct task *t, uint64_t slot, int out)
 {
 	if (out) {
@@ -81,6 +83,9 @@ static int64_t leave_cpu(struct task *t, uint64_t slot, int out)
 	}
 	dispatch_me()->in_kernel = 0;
 	dispatch_now();
+	uint64_t job = t->jobs.done;
+	t->control->woke_job = job;
+	t->control->woke_release_ns = slot_ns(jobs_release_slot(t, job));
 	return 0;
 }
 
@@ -270,6 +275,7 @@ static const syscall_fn table[RT_SYS_COUNT] = {
 
 static void on_syscall(struct trap_frame *f)
 {
+	qclock_late_syscall();
 	struct task *t = dispatch_current();
 	dispatch_me()->in_kernel = 1;
 	dispatch_yield();

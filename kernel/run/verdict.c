@@ -231,7 +231,12 @@ static void say_checks(const struct verdict *v)
 /* Why the run was late, and what to do about it. */
 static void say_why_late(void)
 {
-	if (options.late_us)
+	if (options.late_us && options.late_mode == LATE_SYSCALL)
+		kprintf("  late_boundary= stalled CPU %u in a system call until "
+			"its boundary %llu was %llu us late, on purpose.\n",
+			options.late_cpu, (unsigned long long)options.late_slot,
+			(unsigned long long)options.late_us);
+	else if (options.late_us)
 		kprintf("  late_boundary= held CPU %u's boundary %llu for %llu us "
 			"on purpose.\n", options.late_cpu,
 			(unsigned long long)options.late_slot,

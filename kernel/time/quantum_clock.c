@@ -16,8 +16,8 @@
 struct clock_cpu {
 	volatile uint64_t next;        /* the next boundary's index */
 	volatile uint64_t serviced, missed;
-	uint64_t stalled;              /* late_mode=stall: 1 + the boundary
-					* stalled for */
+	uint64_t stalled;              /* late_mode=stall, syscall: 1 + the
+					* boundary stalled for */
 	/* Serviced boundaries entered half a quantum or more after their
 	 * time; the latest any boundary was taken, missed ones (handled in
 	 * an earlier one's interrupt) included, in cycles. */
@@ -213,6 +213,27 @@ static int is_late(unsigned k, uint64_t i)
 static void handle_late(uint64_t entry)
 {
 	while (rdtsc() - entry < qclock.late_cycles)
+		cpu_relax();
+}
+
+void qclock_late_syscall(void)
+{
+	if (options.late_mode != LATE_SYSCALL || !qclock.late_cycles ||
+	    !qclock.m)
+		return;
+	unsigned k = this_cpu()->cpu;
+	struct clock_cpu *c = &qclock.cpu[k];
+	uint64_t i = c->next;
+	if (i >= qclock.slots || !is_late(k, i) || c->stalled == i + 1)
+		return;
+	/* late_mode=syscall: the first call made while boundary i is this
+	 * CPU's next stops, interrupts off (SYSCALL cleared IF), until the
+	 * boundary is late_cycles past; then it goes on, the boundaries
+	 * passed meanwhile waiting for it (a CPU making no call then is not
+	 * late at all). */
+	c->stalled = i + 1;
+	uint64_t until = qclock_ideal(k, i) + qclock.late_cycles;
+	while (qclock_now() < until)
 		cpu_relax();
 }
 

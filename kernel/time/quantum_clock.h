@@ -83,6 +83,12 @@ void qclock_say_stopped(const char *who);
 /* CPU k's boundary i in the boot CPU's TSC time (i may be `slots`: the
  * run's end). */
 uint64_t qclock_ideal(unsigned k, uint64_t i);
+
+/* late_mode=syscall (late_boundary=): called at a system call's entry,
+ * interrupts off; stalls the first call this CPU makes while its next
+ * boundary is a late one until that boundary is late by late_boundary='s
+ * time. */
+void qclock_late_syscall(void);
 /* CPU k's slot at BSP time `when`: the last boundary i with
  * qclock_ideal(k, i) <= when (0 before the first). */
 uint64_t qclock_slot_at(unsigned k, uint64_t when);

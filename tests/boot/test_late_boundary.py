@@ -87,6 +87,6 @@ def test_a_bad_value_is_named(iso_with):
     for word, why in [
             ("late_boundary=any:5:300", "CPU:SLOT:US: a CPU or all, a "
              "slot, at most 1000000 us"),
-            ("late_mode=sometimes", "hold or stall"),
+            ("late_mode=sometimes", "hold, stall or syscall"),
             ("late_count=0", "too small")]:
         assert f"cmdline: bad value '{word}' ({why})" in b.serial, b.tail()
