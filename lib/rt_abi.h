@@ -79,6 +79,9 @@ enum rt_syscall {
 #define RT_EDEADLK 35  /* lock of one it holds, or nesting the protocol
 			* forbids */
 #define RT_EBUSY 16    /* earlier calls have not taken effect yet */
+#define RT_ETIME 62    /* the job that made the call had ended at its budget
+			* before the call reached the scheduler (its CPU was
+			* behind): nothing done */
 
 #define RT_WRITE_MAX 4096   /* largest single write */
 

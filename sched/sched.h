@@ -328,6 +328,7 @@ struct sched_plugin {
 #define SCHED_LOCK_ENESTING    4  /* nesting the protocol forbids */
 #define SCHED_LOCK_EBUSY       5  /* an earlier call has not taken effect */
 #define SCHED_LOCK_EORDER      6  /* unlock of a section not innermost */
+#define SCHED_LOCK_EENDED      7  /* the job that made it has ended */
 
 /*
  * The plugin to run ts with: plugin, or its lock variant when ts has

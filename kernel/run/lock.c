@@ -121,6 +121,8 @@ static int64_t errno_of(int rc)
 	case SCHED_LOCK_EDOUBLE:
 	case SCHED_LOCK_ENESTING:
 		return RT_EDEADLK;
+	case SCHED_LOCK_EENDED:
+		return RT_ETIME;
 	default:
 		return RT_EBUSY;
 	}

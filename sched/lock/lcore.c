@@ -602,6 +602,18 @@ int lcore_lock_op(struct lcore *c, unsigned task, int unlock, unsigned res,
 			     "locks (not a program)");
 		return -SCHED_LOCK_EBUSY;
 	}
+	/* A call that reaches the plugin after the job that made it ended at
+	 * its budget: its CPU was behind (a call made before that boundary,
+	 * taken after it). Queued, it would take effect in the task's next
+	 * job and refuse that job's own call. */
+	if (!pending(c, task) && res < c->ls.nres) {
+		fmt_snprintf(err->msg, sizeof err->msg, "%s %s %s: the job that "
+			     "made the call had ended at its budget by slot %llu, "
+			     "when the call reached the scheduler",
+			     c->ts->task[task].name, unlock ? "unlock" : "lock",
+			     c->ts->res[res].name, (unsigned long long)t);
+		return -SCHED_LOCK_EENDED;
+	}
 	return lock_program_op(&c->ls, task, unlock, res, t, err);
 }
 

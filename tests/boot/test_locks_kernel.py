@@ -24,6 +24,9 @@ from lock_bounds import mpcp, msrp, omlp, pcp, srp  # noqa: E402
 from lock_ref import parse_set  # noqa: E402
 from trace_event_ref import validate  # noqa: E402
 
+sys.path.insert(0, str(ROOT / "tools"))
+from rtktrace import dump as dumpmod  # noqa: E402
+
 ICOUNT = "shift=3,sleep=off"
 SLOTS = 30
 
@@ -148,6 +151,65 @@ def test_kernel_runs_the_simulators_locks(iso_with, tmp_path, name):
         assert (j["spin_max"], j["pi_max"], j["blocked_max"]) == \
             ("6", "7", "13")
     assert decode(tmp_path, boot.serial) == locks_sim
+
+
+# A CPU behind (late_mode=syscall, docs/formats.md): the CPU running the
+# task stops in its lock call, made in slot 1 (its section begins after 2
+# quanta of work), interrupts off, until boundary 2 is 2.5 ms late; the
+# other CPU decides slots 2 to 4 meanwhile. gedf puts A on CPU 0 and B on
+# CPU 1. At slot 4, when the call reaches the plugin, A's job (5 quanta)
+# still runs, B's (4) ended at its budget.
+BEHIND = """\
+resource R protocol=omlp
+task A e=5 p=10 cs=R:2@2 work=locker
+task B e=4 p=10 cs=R:1@2 work=locker
+"""
+
+
+@pytest.mark.parametrize("cpu", [0, 1])
+def test_a_lock_call_from_a_cpu_behind(iso_with, tmp_path, cpu):
+    """The call is the plugin's at the latest slot it decided (4), never
+    at the stalled CPU's own slot: the plugin's clock never goes back
+    (every call into it, in the trace's order, at a slot no earlier than
+    the one before). A's call takes effect, and A's job ends holding R
+    (released for it, as for any job ending with a section open). B's
+    call comes from a job that has ended: it is refused (RT_ETIME, 62),
+    where queued it took effect in B's next job and refused that job's
+    own lock (it holds R already); B's next jobs lock R as their cs=
+    says."""
+    tasks = tmp_path / "behind.tasks"
+    tasks.write_text(BEHIND)
+    boot = qemu(iso_with(f"sched=gedf slots={SLOTS} events=off "
+                         f"trace=events late_boundary={cpu}:2:2500 "
+                         f"late_mode=syscall", tasks=tasks),
+                smp=2, icount=ICOUNT)
+    assert boot.late, boot.tail()
+    assert boot.result("verdict")["misses"] == "ok", boot.tail()
+    d = dumpmod.read(boot.serial)[0][-1]
+    recs = sorted((r for c in d.per_cpu() for r in c),
+                  key=lambda r: (r.tsc, r.cpu, r.seq))
+    calls = [(r.cpu, r.task, r.arg) for r in recs if r.name == "sched_start"]
+    assert [(a, b) for a, b in zip(calls, calls[1:]) if b[2] < a[2]] == []
+    # The stalled call: its task's on the stalled CPU, at slot 4.
+    assert (cpu, cpu, 4) in calls, calls
+    lock = {r["name"]: r for r in boot.results("lock")}
+    out = boot.serial
+    if cpu == 0:
+        assert lock["A"]["refused"] == "0", lock
+        assert "lock: task A: 1 resource released for it; the first: R, " \
+            "held as its job ended at 5 (job 0)" in out
+    else:
+        assert "B| locker: lock of resource 0 in job 0 after 1 quanta: " \
+            "error 62" in out
+        assert "lock: task B: refused: B lock R: the job that made the " \
+            "call had ended at its budget by slot 4, when the call " \
+            "reached the scheduler" in out
+        assert (lock["B"]["refused"], lock["B"]["requests"]) == ("1", "2")
+    # Every job after the stall makes its request.
+    events = decode(tmp_path, boot.serial, check=False)
+    assert {(e["task"], e["job"]) for e in events
+            if e["lock"] == "request" and e["job"] >= 1} == \
+        {(n, j) for n in "AB" for j in (1, 2)}
 
 
 MISUSE = """\
