@@ -110,6 +110,45 @@ def test_an_unknown_far_variable_is_named_and_ignored():
         "changes nothing" in p.stdout
 
 
+def known_vars():
+    """KNOWN_VARS as the top Makefile lists it."""
+    text = (ROOT / "Makefile").read_text()
+    m = re.search(r"^KNOWN_VARS := ((?:.*\\\n)*.*)$", text, re.M)
+    return set(m.group(1).replace("\\\n", " ").split())
+
+
+# Given only on a sub-make's command line (`make run` calls `make
+# boot-run RUN_GOAL=run`), where the check does not run.
+INTERNAL_VARS = {"RUN_GOAL"}
+
+
+def test_every_variable_make_reads_or_the_readme_names_is_known():
+    """A variable the makefiles take from the command line (`NAME ?=`) or
+    the README's table names is in KNOWN_VARS; one missing there is said
+    to change nothing when a user gives it (USER_PROGS_DIR and
+    RUN_ISO_FILE were)."""
+    read = set()
+    for f in [ROOT / "Makefile", *sorted((ROOT / "mk").glob("*.mk"))]:
+        read |= set(re.findall(r"^([A-Z][A-Z0-9_]*) *\?=", f.read_text(),
+                               re.M))
+    readme = set(re.findall(r"^\| `([A-Z][A-Z0-9_]*)=",
+                            (ROOT / "README.md").read_text(), re.M))
+    assert "USER_PROGS_DIR" in read & readme
+    assert (read | readme) - INTERNAL_VARS - known_vars() == set()
+
+
+def test_your_programs_directory_is_taken_without_a_note(tmp_path):
+    progs = tmp_path / "progs"
+    progs.mkdir()
+    (progs / "mine.c").write_text("int x;\n")
+    p = make("run", f"USER_PROGS_DIR={progs}",
+             f"RUN_ISO_FILE={tmp_path / 'run.iso'}")
+    assert p.returncode == 0, p.stderr
+    assert "not a variable" not in p.stdout + p.stderr, p.stdout
+    assert f"--program build/user-dirs{progs}/mine.elf" in p.stdout, \
+        p.stdout
+
+
 def test_an_unknown_scheduler_is_refused_listing_the_registry():
     """SCHED against schedsim's list (the registry, whatever it holds),
     checked after the packages and before the kernel is built."""
