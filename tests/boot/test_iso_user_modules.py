@@ -83,10 +83,13 @@ def test_make_packs_a_program_of_user_progs_dir(tmp_path):
     proc = make_iso_of(tmp_path, tasks, f"USER_PROGS_DIR={progs}")
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
     tree = extract(tmp_path / "run.iso", tmp_path)
-    for _, modules in menu_modules((tree / "grub" / "grub.cfg").read_text()):
+    cfg = (tree / "grub" / "grub.cfg").read_text()
+    for _, modules in menu_modules(cfg):
         check_programs(tree, modules[1:], ["mine"],
                        {"mine": user_progs_build(progs) / "mine.elf"})
     drop_user_progs_build(progs)
+    # Made for this one boot: GRUB boots its entry at once.
+    assert re.findall(r"^set timeout=(.*)$", cfg, re.M) == ["0"]
 
 
 def test_a_name_without_a_program_is_refused_before_the_boot(tmp_path):
@@ -145,7 +148,8 @@ def menu_wait(out, tmp_path, *args):
 def test_the_menu_waits_a_second_unless_told(tmp_path):
     """A medium for a person's screen (make iso, make usb) shows GRUB's menu
     for a second; the tests' boots, which nobody watches, ask for 0
-    (tests/boot/harness.make_iso); a wait that is not a number is refused."""
+    (tests/boot/harness.make_iso), as make run's ISO does (above); a wait
+    that is not a number is refused."""
     assert menu_wait(tmp_path / "plain.iso", tmp_path) == ["1"]
     assert menu_wait(tmp_path / "none.iso", tmp_path, "--menu-wait", "0") == ["0"]
     assert menu_wait(tmp_path / "five.iso", tmp_path, "--menu-wait", "5") == ["5"]
