@@ -6,8 +6,9 @@
  * returns, minus the new job's release (the control page's woke_release_ns,
  * written on the way back), is one sample in lat_*, and goes into the
  * trace as a `user` record of that job (sys_trace), where every sample can
- * be checked against the job's release and the switch that ran it. The first job is not a sample: nothing
- * released it after a sleep. jobs_seen counts the jobs it began.
+ * be checked against the job's release and the switch that ran it. The
+ * first job is not a sample: nothing released it after a sleep. jobs_seen
+ * counts the jobs it began.
  */
 #include "lib/cpu.h"
 #include "lib/measure.h"

@@ -66,9 +66,12 @@ class LoopbackCluster:
         for p in self.workers + [self.scheduler]:
             if p.poll() is None:
                 p.terminate()
+        # A worker still in a task when told to stop waits for the task
+        # (seen under load after the experiment's run: 30 s, then the
+        # kill); nothing of it is needed any more.
         for p in self.workers + [self.scheduler]:
             try:
-                p.wait(timeout=30)
+                p.wait(timeout=3)
             except subprocess.TimeoutExpired:
                 p.kill()
                 p.wait()
