@@ -17,6 +17,11 @@
  * (RT_CONTROL_EVENTS: pfp) the work is job_work_ns plus its time since
  * work_tsc, and a call takes effect when it is made: it locks or unlocks
  * when its work reaches the section's point.
+ *
+ * With args="sleep" (quantum-driven runs) a job ends as soon as its last
+ * section is let go: sleep_next_period right after that unlock, in the
+ * same quantum, before the unlock has taken effect -- a program that does
+ * its critical work and sleeps.
  */
 #include "lib/hourglass.h"
 #include "lib/msg.h"
@@ -149,10 +154,19 @@ static void complain(const char *what, uint64_t res, int64_t rc,
 	msg_send(&m);
 }
 
+static int is_sleep(const char *a)
+{
+	const char *w = "sleep";
+	while (*a && *a == *w) {
+		a++;
+		w++;
+	}
+	return *a == 0 && *w == 0;
+}
+
 int64_t user_main(int argc, char **argv, volatile struct rt_control *ctl)
 {
-	(void)argc;
-	(void)argv;
+	int sleep_after = argc > 1 && is_sleep(argv[1]);
 	struct op ops[2 * RT_CS_MAX];
 	unsigned nops = build(ctl, ops), next = 0;
 	uint64_t job = ~0ull;
@@ -178,6 +192,14 @@ int64_t user_main(int argc, char **argv, volatile struct rt_control *ctl)
 			if (rc)
 				complain(o->unlock ? "unlock of" : "lock of",
 					 o->res, rc, w);
+			if (sleep_after && o->unlock && next == nops) {
+				rc = sys_sleep_next_period();
+				if (rc < 0) {
+					complain("sleep after the unlock of",
+						 o->res, rc, w);
+					sleep_after = 0;
+				}
+			}
 			hourglass_resume(&h);
 			continue;
 		}

@@ -208,6 +208,15 @@ static void end_job(struct lcore *c, unsigned i, uint64_t t)
 	struct lc_task *k = &c->t[i];
 	struct lock_task *lt = &c->ls.task[i];
 	cancel_wait(c, i);
+	/* Its program's calls not in effect yet (made in the quantum it
+	 * ends in): an unlock takes effect now, as the job ends; a lock ends
+	 * with the job. Left queued they took effect in the task's next job,
+	 * where the unlock let go of what another task held by then. */
+	for (unsigned n = 0; n < lt->npend; n++)
+		if (lt->pend[n].kind == LOCK_OP_RELEASE &&
+		    (lt->held >> lt->pend[n].res & 1))
+			release(c, i, lt->pend[n].res, t, 0);
+	lt->npend = 0;
 	while (lt->nstack)
 		release(c, i, lt->stack[lt->nstack - 1], t, 1);
 	lock_job_end(&c->ls, i, job_of(c, i), t);

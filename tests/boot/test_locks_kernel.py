@@ -212,6 +212,53 @@ def test_a_lock_call_from_a_cpu_behind(iso_with, tmp_path, cpu):
         {(n, j) for n in "AB" for j in (1, 2)}
 
 
+# A ends each job by sleeping right after its unlock (locker
+# args="sleep"), in the quantum it makes the unlock in, so the unlock has
+# not taken effect when the job ends. B, released at 4 on the other CPU,
+# holds R through slots 5 to 7 when A's next job (released at 6) asks.
+EARLY_END = """\
+resource R protocol=omlp
+task A e=3 p=6 cs=R:1@1 work=locker args="sleep"
+task B e=5 p=6 phase=4 cs=R:3@1 work=locker
+"""
+
+
+def test_an_unlock_made_as_its_job_ends_takes_effect_with_it(iso_with,
+                                                             tmp_path):
+    """The decoded lock events keep mutual exclusion -- R is acquired only
+    when free and let go only by its holder -- and every section its
+    cs= length. A's unlock takes effect as its job ends (a release, not a
+    forced one) and nothing of it is left for its next job: left queued,
+    it let go of R at that job's first boundary while B held it, and both
+    ran their sections at once (B then had its R released for it at its
+    job's end, forced=4, and the verdict still said pass)."""
+    tasks = tmp_path / "early.tasks"
+    tasks.write_text(EARLY_END)
+    boot = qemu(iso_with(f"sched=gedf slots={SLOTS} trace=events",
+                         tasks=tasks), smp=2, icount=ICOUNT)
+    assert boot.passed, boot.tail()
+    events = decode(tmp_path, boot.serial)
+    holder, since, held = {}, {}, []
+    for e in events:
+        if e["lock"] == "acquire":
+            assert holder.get(e["res"]) is None, e
+            holder[e["res"]], since[e["task"]] = e["task"], e["at"]
+        elif e["lock"] in ("release", "forced"):
+            assert holder.get(e["res"]) == e["task"], e
+            holder[e["res"]] = None
+            held.append((e["task"], e["lock"], e["at"] - since[e["task"]]))
+    # A's section is a quantum, let go within it as the job ends; B's runs
+    # its 3 quanta.
+    assert {h for h in held if h[0] == "A"} == {("A", "release", 0)}
+    assert {h for h in held if h[0] == "B"} == {("B", "release", 3)}
+    # Five jobs of A and four of B (its fifth, released at 28, is cut by
+    # the run's end before its section ends).
+    assert len(held) == 9, held
+    lock = {r["name"]: r for r in boot.results("lock")}
+    assert [(r["forced"], r["refused"]) for r in lock.values()] == \
+        [("0", "0")] * 2
+
+
 MISUSE = """\
 resource R0 protocol=msrp
 resource R1 protocol=msrp
