@@ -440,8 +440,9 @@ static void woke(const struct run *r)
 {
 	_Static_assert(offsetof(struct rt_control, woke_release_ns) ==
 		       offsetof(struct rt_control, woke_job) + 8, "adjacent");
-	const struct options *o = r->opt;
-	uint64_t v[2] = { r->job, r->job * o->p * o->quantum_ns };
+	struct rt_job_info info;
+	job_info(r, &info);
+	uint64_t v[2] = { info.job, info.release_ns };
 	struct iovec local = { v, sizeof v };
 	struct iovec remote = {
 		(void *)(RT_CONTROL + offsetof(struct rt_control, woke_job)),

@@ -7,6 +7,7 @@
 #include "../../lib/rt_abi.h"
 #include "../../lib/taskset.h"
 #include "../../sched/driver.h"
+#include "../core/options.h"
 #include "../run/dispatch.h"
 #include "../task/jobs.h"
 #include "../time/quantum_clock.h"
@@ -43,6 +44,12 @@ static uint64_t ns_since_epoch(uint64_t when)
 static uint64_t slot_ns(uint64_t slots)
 {
 	return slots * qclock_quantum_us() * 1000;
+}
+
+/* Job j's release in ns since the epoch (rt_job_info.release_ns). */
+static uint64_t release_ns(const struct task *t, uint64_t j)
+{
+	return slot_ns(jobs_release_slot(t, j));
 }
 
 static void __attribute__((noreturn)) bad_pointer(struct task *t,
@@ -85,7 +92,7 @@ static int64_t leave_cpu(struct task *t, uint64_t slot, int out)
 	dispatch_now();
 	uint64_t job = t->jobs.done;
 	t->control->woke_job = job;
-	t->control->woke_release_ns = slot_ns(jobs_release_slot(t, job));
+	t->control->woke_release_ns = release_ns(t, job);
 	return 0;
 }
 
@@ -223,9 +230,8 @@ static int64_t sys_job_info(struct task *t, struct trap_frame *f)
 		if (!dispatch_before_release())
 			dispatch_account(dispatch_slot_now());
 		info.job = t->jobs.done;
-		uint64_t r = jobs_release_slot(t, info.job);
-		info.release_ns = slot_ns(r);
-		info.deadline_ns = slot_ns(r + s->d);
+		info.release_ns = release_ns(t, info.job);
+		info.deadline_ns = slot_ns(jobs_deadline_slot(t, info.job));
 		info.ran_ns = t->jobs.ran * q;
 	}
 	info.now_ns = ns_since_epoch(qclock_now());
@@ -275,7 +281,8 @@ static const syscall_fn table[RT_SYS_COUNT] = {
 
 static void on_syscall(struct trap_frame *f)
 {
-	qclock_late_syscall();
+	if (options.late_mode == LATE_SYSCALL)
+		qclock_late_syscall();
 	struct task *t = dispatch_current();
 	dispatch_me()->in_kernel = 1;
 	dispatch_yield();

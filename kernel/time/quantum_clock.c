@@ -218,8 +218,7 @@ static void handle_late(uint64_t entry)
 
 void qclock_late_syscall(void)
 {
-	if (options.late_mode != LATE_SYSCALL || !qclock.late_cycles ||
-	    !qclock.m)
+	if (!qclock.late_cycles || !qclock.m)
 		return;
 	unsigned k = this_cpu()->cpu;
 	struct clock_cpu *c = &qclock.cpu[k];

@@ -84,8 +84,8 @@ void qclock_say_stopped(const char *who);
  * run's end). */
 uint64_t qclock_ideal(unsigned k, uint64_t i);
 
-/* late_mode=syscall (late_boundary=): called at a system call's entry,
- * interrupts off; stalls the first call this CPU makes while its next
+/* late_mode=syscall (late_boundary=): called at a system call's entry
+ * under that mode, interrupts off; stalls the first call this CPU makes while its next
  * boundary is a late one until that boundary is late by late_boundary='s
  * time. */
 void qclock_late_syscall(void);
