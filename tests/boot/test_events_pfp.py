@@ -106,7 +106,7 @@ task C e=1 p=3 prio=1 cpu=1
 """
 
 SERVER_COUNTS = ("arrivals", "jobs", "queued", "exhaustions", "replenishments",
-                 "tolls", "coalesces", "max_pending", "window_ok")
+                 "tolls", "coalesces", "max_pending")
 
 
 def simulator(tasks_file, cpus, slots):
@@ -166,8 +166,19 @@ def assert_same_run(kernel, sim, arrival_cpu=0):
         assert (ksum["tasks"][name]["jobs"], ksum["tasks"][name]["misses"]) \
             == (st["jobs"], st["misses"]), name
     for name, st in ssum["servers"].items():
-        got = {c: ksum["servers"][name][c] for c in SERVER_COUNTS}
+        mine = ksum["servers"][name]
+        got = {c: mine[c] for c in SERVER_COUNTS}
         assert got == {c: st[c] for c in SERVER_COUNTS}, name
+        # The sliding window: the kernel's stretches begin and end an
+        # event's lag late, so window_ok may turn on a microsecond where
+        # the simulator keeps a server exactly at its budget (P: 1201 us
+        # against 1200 once three instructions were added to every return
+        # to ring 3). The two may differ only within a lag of the bound;
+        # the verdict tolerates the same (its 100 us, docs/running.md).
+        assert mine["window_ok"] == st["window_ok"] or (
+            st["window_ok"] is not None and
+            abs(mine["window_max_us"] - st["window_bound_us"]) <= LAG_US), \
+            (name, mine["window_max_us"], st["window_max_us"])
 
 
 def run_both(iso_with, tmp_path, text, cpus, slots, words=""):
