@@ -9,6 +9,7 @@ bits 64
 extern trap_dispatch
 
 %include "arch/x86/marks.inc"
+%include "arch/x86/hold.inc"
 
 %macro STUB_NOERR 1
 isr_stub_%1:
@@ -44,7 +45,7 @@ RFLAGS_AC       equ 1 << 18
 ; struct percpu (arch/x86/percpu.h, checked there by _Static_assert): the
 ; running task's kernel stack top, and #DB's IST slot in the TSS.
 PERCPU_SYSCALL_RSP0  equ 8
-PERCPU_TSS_IST_DEBUG equ 172
+PERCPU_TSS_IST_DEBUG equ 180
 DEBUG_IST_NEST       equ 8192           ; IST_STACK_SIZE
 
 ; #DB comes on a stack of its own (IST_DEBUG, arch/x86/desc.c): it may come
@@ -163,6 +164,7 @@ global trap_return
 trap_return:
 	test r12d, r12d
 	jz .restore
+	HOLD_TO_BOUNDARY                    ; rax, rcx, rdx: popped below
 	swapgs
 	KERNEL_OUT_MARK                     ; to ring 3 (marks.inc)
 .restore:

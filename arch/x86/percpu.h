@@ -41,6 +41,9 @@ struct percpu {
 	 * while the entry saves its registers. */
 	uint64_t syscall_rsp0;
 	uint64_t syscall_user_rsp;
+	/* ahead_us= (kernel/time/quantum_clock.c): no return to ring 3
+	 * before this TSC value of this CPU (arch/x86/hold.inc); 0: none. */
+	uint64_t hold_tsc;
 	uint32_t cpu;                   /* logical index, 0 = boot CPU */
 	uint32_t apic_id;
 	volatile uint32_t state;        /* enum cpu_state */
@@ -52,12 +55,13 @@ struct percpu {
 } __attribute__((aligned(64)));
 
 _Static_assert(__builtin_offsetof(struct percpu, syscall_rsp0) == 8 &&
-	       __builtin_offsetof(struct percpu, syscall_user_rsp) == 16,
-	       "arch/x86/syscall.asm's offsets");
+	       __builtin_offsetof(struct percpu, syscall_user_rsp) == 16 &&
+	       __builtin_offsetof(struct percpu, hold_tsc) == 24,
+	       "arch/x86/syscall.asm's and hold.inc's offsets");
 /* arch/x86/isr.asm moves #DB's stack in the TSS (PERCPU_TSS_IST_DEBUG) by
  * IST_STACK_SIZE (DEBUG_IST_NEST) while a #DB from ring 0 is handled. */
 _Static_assert(__builtin_offsetof(struct percpu, tss) +
-	       __builtin_offsetof(struct tss, ist) + 8 * (IST_DEBUG - 1) == 172 &&
+	       __builtin_offsetof(struct tss, ist) + 8 * (IST_DEBUG - 1) == 180 &&
 	       IST_STACK_SIZE == 8192, "arch/x86/isr.asm's offsets");
 
 extern struct percpu *volatile percpu;  /* cpu_count records */

@@ -36,6 +36,7 @@ USER_RIP_LIMIT          equ 0x00007ffffffff000
 extern syscall_handler
 
 %include "arch/x86/marks.inc"
+%include "arch/x86/hold.inc"
 
 global syscall_entry
 syscall_entry:
@@ -68,6 +69,7 @@ syscall_entry:
 	mov rdi, rsp
 	cld
 	call [rel syscall_handler]          ; the stack is 16-byte aligned here
+	HOLD_TO_BOUNDARY                    ; rax, rcx, rdx: popped below
 	pop r15
 	pop r14
 	pop r13

@@ -13,6 +13,7 @@
 #define QUANTUM_US_MIN 50        /* below this the timer interrupt cost dominates */
 #define QUANTUM_US_MAX 1000000
 #define SLOTS_MAX 1000000
+#define AHEAD_US_MAX 500000     /* half the longest quantum */
 #define SPIN_US_MAX 1000000
 #define HOURGLASS_NS_MIN 50
 #define HOURGLASS_NS_MAX 1000000
@@ -229,6 +230,8 @@ void options_parse(const char *cmdline)
 		} else if (cmdline_key_is(&w, "quantum_us")) {
 			number(&w, &options.quantum_us, QUANTUM_US_MIN, QUANTUM_US_MAX,
 			       "1000");
+		} else if (cmdline_key_is(&w, "ahead_us")) {
+			number(&w, &options.ahead_us, 0, AHEAD_US_MAX, "0");
 		} else if (cmdline_key_is(&w, "slots")) {
 			number(&w, &options.slots, 1, SLOTS_MAX, "1000");
 		} else if (cmdline_key_is(&w, "spin_us")) {

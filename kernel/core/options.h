@@ -87,6 +87,10 @@ enum irqcheck_mode {
 
 struct kernel_options {
 	uint64_t quantum_us;
+	/* sched=, quantum-driven: each boundary's interrupt this long before
+	 * the boundary, ring 3 held until it (kernel/time/quantum_clock.c);
+	 * less than half the quantum. 0: at the boundary. */
+	uint64_t ahead_us;
 	enum ticks_mode ticks;
 	uint64_t slots;
 	const struct sched_plugin *sched;   /* sched=; NULL: none */

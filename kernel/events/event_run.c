@@ -738,6 +738,8 @@ int event_run(const struct sched_plugin *plugin, const char *file,
 		on_timer, dispatch_after_timer, 0, 1 };
 	/* Slots of 1 us: the clock's boundary u is the run's microsecond u. */
 	qclock_prepare(0, end_us, 1, cpus, LEAD_US, &client);
+	if (options.ahead_us)
+		kprintf("event: ahead_us= is for quantum-driven runs; ignored\n");
 	sched_run_fill_controls(quantum_us, qclock_t0());
 	for (unsigned i = 0; i < ntasks; i++)
 		tasks[i].control->flags |= RT_CONTROL_EVENTS;

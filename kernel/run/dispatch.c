@@ -229,6 +229,11 @@ void dispatch_changed(unsigned cpu, uint64_t slot, int task)
 	unsigned me = this_cpu()->cpu;
 	if (cpu == me || cs->slot < slot)
 		return;     /* read at the next preemption point / boundary */
+	/* Its timer is armed for this very slot and it has not finished
+	 * that boundary's interrupt: it reads the answer at the end of it
+	 * (after qclock's fence there). An IPI would only be taken after. */
+	if (qclock_cpu_next(cpu) == slot)
+		return;
 	uint64_t now = qclock_now();
 	cs->ipi_sent_at = now;
 	trace_emit_at(now, TRACE_IPI_SEND, TRACE_F_IPI_RESCHED, TRACE_NO_TASK, 0,

@@ -436,6 +436,14 @@ int sched_run_quanta(const struct sched_plugin *plugin, const char *file,
 {
 	const char *name = plugin->name;
 	uint64_t records = trace_records_needed(slots);
+	if (options.ahead_us && options.ahead_us * 2 >= quantum_us) {
+		kprintf("sched: ahead_us=%llu: the boundaries' interrupts may come "
+			"less than half a quantum (%llu us) early\n",
+			(unsigned long long)options.ahead_us,
+			(unsigned long long)quantum_us);
+		*reason = "cmdline";
+		return -1;
+	}
 	if (!options.schedule)
 		kprintf("sched: schedule=off: %s is quantum-driven; only event "
 			"runs leave out their schedule's lines\n", name);
@@ -484,6 +492,12 @@ int sched_run_quanta(const struct sched_plugin *plugin, const char *file,
 	static const struct qclock_client client = {
 		on_boundary, after_boundary, 0, 1 };
 	qclock_prepare(staggered, slots, quantum_us, cpus, LEAD_US, &client);
+	if (options.ahead_us) {
+		qclock_ahead(options.ahead_us);
+		kprintf("sched: each boundary's interrupt %llu us ahead of it, "
+			"ring 3 held until the boundary\n",
+			(unsigned long long)options.ahead_us);
+	}
 	sched_run_fill_controls(quantum_us, qclock_t0());
 	next_event = 0;
 

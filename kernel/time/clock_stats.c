@@ -110,7 +110,7 @@ static void each_serviced(void (*visit)(void *ctx, unsigned k, uint64_t slot,
 		struct ticks c = ticks_of(k);
 		while (next_tick(&c, &slot, &entry))
 			if (entry)
-				visit(ctx, k, slot, entry, qclock_ideal(k, slot));
+				visit(ctx, k, slot, entry, qclock_due(k, slot));
 	}
 }
 
@@ -220,7 +220,7 @@ void clock_stats_trace_lines(void)
 			}
 			const char *at_sign, *late_sign;
 			unsigned long long at = ns_diff(e, qclock_t0(), &at_sign);
-			unsigned long long late = ns_diff(e, qclock_ideal(k, i),
+			unsigned long long late = ns_diff(e, qclock_due(k, i),
 							  &late_sign);
 			kprintf("TRACE tick mode=%s cpu=%u slot=%llu at_ns=%s%llu "
 				"late_ns=%s%llu\n", mode, k, (unsigned long long)i,

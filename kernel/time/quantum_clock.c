@@ -41,6 +41,7 @@ static struct {
 	struct clock_cpu *cpu;
 	unsigned cpu_capacity;
 	uint64_t late_cycles;     /* late_boundary=: 0, or its delay */
+	uint64_t ahead;           /* qclock_ahead: cycles, 0 by default */
 	uint64_t half_quantum;    /* cycles */
 	void (*poll)(struct trap_frame *f);   /* qclock_set_poll */
 } qclock;
@@ -84,6 +85,16 @@ uint64_t qclock_ideal(unsigned k, uint64_t i)
 {
 	uint64_t n = i * qclock.m + (qclock.staggered ? k : 0);
 	return qclock.t0 + n * qclock.sub_whole + n * qclock.sub_rem / qclock.sub_den;
+}
+
+uint64_t qclock_due(unsigned k, uint64_t i)
+{
+	return qclock_ideal(k, i) - qclock.ahead;
+}
+
+void qclock_ahead(uint64_t us)
+{
+	qclock.ahead = tsc_from_us(us);
 }
 
 uint64_t qclock_slot_at(unsigned k, uint64_t when)
@@ -191,7 +202,7 @@ void qclock_cpu_arm(uint64_t slot)
 	    slot >= qclock.cpu[k].next)
 		return;
 	qclock.cpu[k].next = slot;
-	arm(k, qclock_ideal(k, slot));
+	arm(k, qclock_due(k, slot));
 }
 
 static uint64_t want(uint64_t slot, uint64_t asked)
@@ -231,7 +242,7 @@ void qclock_late_syscall(void)
 	 * passed meanwhile waiting for it (a CPU making no call then is not
 	 * late at all). */
 	c->stalled = i + 1;
-	uint64_t until = qclock_ideal(k, i) + qclock.late_cycles;
+	uint64_t until = qclock_due(k, i) + qclock.late_cycles;
 	while (qclock_now() < until)
 		cpu_relax();
 }
@@ -258,14 +269,14 @@ static void on_timer(struct trap_frame *f)
 		c->stalled = i + 1;
 		lapic_eoi();
 		handle_late(now);
-		arm(k, qclock_ideal(k, i));
+		arm(k, qclock_due(k, i));
 		return;
 	}
 	uint64_t bsp_now = now - (uint64_t)percpu[k].tsc_offset;
 	if (i < qclock.slots) {
 		c->serviced++;
-		uint64_t ideal = qclock_ideal(k, i);
-		uint64_t late = bsp_now > ideal ? bsp_now - ideal : 0;
+		uint64_t due_at = qclock_due(k, i);
+		uint64_t late = bsp_now > due_at ? bsp_now - due_at : 0;
 		if (late > c->late_max)
 			c->late_max = late;
 		if (late >= qclock.half_quantum)
@@ -273,20 +284,31 @@ static void on_timer(struct trap_frame *f)
 	}
 	if (is_late(k, i) && options.late_mode == LATE_HOLD)
 		handle_late(now);
+	uint64_t last = i;
 	i = want(i, qclock.client.boundary(qclock.client.ctx, k, i, 0, bsp_now));
 	/* Boundaries that passed while this one was handled were never
 	 * serviced: count them, never skip them silently. */
 	uint64_t due = 0, at;
 	while (i < qclock.limit &&
-	       (due = qclock_ideal(k, i)) <= (at = qclock_now())) {
+	       (due = qclock_due(k, i)) <= (at = qclock_now())) {
 		if (i < qclock.slots) {
 			c->missed++;
 			if (at - due > c->late_max)
 				c->late_max = at - due;
 		}
+		last = i;
 		i = want(i, qclock.client.boundary(qclock.client.ctx, k, i, 1, bsp_now));
 	}
+	/* ahead_us=: the interrupt came early and the boundary's work is
+	 * done; whatever returns to ring 3 next waits for the latest boundary
+	 * handled (arch/x86/hold.inc). */
+	if (qclock.ahead)
+		this_cpu()->hold_tsc = qclock_ideal(k, last) +
+				       (uint64_t)percpu[k].tsc_offset;
 	c->next = i;
+	/* Against dispatch_changed's test of next: either it sees this
+	 * boundary done (and sends its IPI), or `after` sees its answer. */
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	if (i < qclock.limit)
 		arm(k, due);
 	else
@@ -318,6 +340,7 @@ void qclock_prepare(int staggered, uint64_t slots, uint64_t quantum_us,
 	qclock.sub_rem = quantum_us * tsc.khz % qclock.sub_den;
 	qclock.t0 = qclock_now() + tsc_from_us(lead_us);
 	qclock.late_cycles = tsc_from_us(options.late_us);
+	qclock.ahead = 0;
 	qclock.half_quantum = (quantum_us * tsc.khz + 1999) / 2000;
 	if (options.late_us && !options.late_all && options.late_cpu >= cpus)
 		kprintf("quantum clock: late_boundary=%u:...: there is no CPU %u "
@@ -331,7 +354,7 @@ void qclock_cpu_start(uint64_t first)
 	qclock.cpu[k].next = first;
 	lapic_timer_setup(VEC_QUANTUM_TIMER, qclock.deadline);
 	if (first < qclock.limit)
-		arm(k, qclock_ideal(k, first));
+		arm(k, qclock_due(k, first));
 	else
 		qclock.cpu[k].done = 1;
 }

@@ -55,6 +55,15 @@ void qclock_prepare(int staggered, uint64_t slots, uint64_t quantum_us,
 		    unsigned cpus, uint64_t lead_us,
 		    const struct qclock_client *client);
 
+/* After qclock_prepare, for a run whose boundaries come early: each
+ * boundary's interrupt `us` before its time (qclock_due), its work done
+ * then, and no return to ring 3 before the boundary itself (percpu
+ * hold_tsc, arch/x86/hold.inc). Less than half a quantum. */
+void qclock_ahead(uint64_t us);
+/* CPU k's boundary i as its interrupt is due: qclock_ideal less the time
+ * ahead. */
+uint64_t qclock_due(unsigned k, uint64_t i);
+
 /* On each CPU of the run: its timer on the clock's vector, its first
  * boundary armed (slot first). */
 void qclock_cpu_start(uint64_t first);
