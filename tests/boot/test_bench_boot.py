@@ -22,7 +22,8 @@ from harness import ROOT
     ("sched_clock", "sched_clock.csv", ["spd2,tcg,2,0,staggered,"]),
     ("bringup", "bringup.csv", ["tcg,1,0,", "tcg,4,0,"]),
     ("overheads", "overheads.csv", ["gedf,2,10,"] * 6),
-    ("latency", "latency.csv", ["rtk,icount,2,2000,"]),
+    ("latency", "latency.csv", ["rtk,icount,2,2000,",
+                                "rtk ahead_us=150,icount,2,2000,"]),
     ("tracecost", "tracecost.csv", ["on,gedf,2,6,40,icount,",
                                     "off,gedf,2,6,40,icount,"]),
     ("clock_scale", "clock_scale.csv", ["none,tcg,4,0,aligned,",
@@ -62,7 +63,8 @@ COLUMNS = {
 def test_task_benchmark_columns(tmp_path, name):
     """The task-layer benchmarks' CSV columns and values: overheads one
     row per event kind, each n > 0 and p50 <= p99 <= max (ns and cycles);
-    latency a positive average under its maximum."""
+    latency a positive average under its maximum, and with ahead_us a
+    tenth of it."""
     proc = subprocess.run(
         [sys.executable, str(ROOT / "tools/bench/run_all.py"), "--mode",
          "smoke", "--only", name, "--out", str(tmp_path), *HERE_UNCACHED],
@@ -84,6 +86,12 @@ def test_task_benchmark_columns(tmp_path, name):
             assert 0 < int(r["max_insns"]) <= int(r["max_cycles"]) / 8 + 2
         if name == "latency":
             assert 0 < int(r["avg_ns"]) <= int(r["max_ns"]), r
+    if name == "latency":
+        # Boundaries taken ahead: the same samples, a tenth of the wait.
+        at, ahead = (next(r for r in rows if r["system"] == s)
+                     for s in ("rtk", "rtk ahead_us=150"))
+        assert at["samples"] == ahead["samples"], rows
+        assert int(ahead["avg_ns"]) * 10 < int(at["avg_ns"]), rows
     if name == "overheads":
         assert sorted((r["boundaries"], r["event"]) for r in rows) == [
             (b, e) for b in ("events", "quantum")

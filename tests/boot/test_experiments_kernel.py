@@ -321,13 +321,29 @@ def check_latency(rows, out):
     for p in ("pedf", "gedf"):
         assert any(int(r["decision_p50"]) > 0 for r in paths
                    if r["plugin"] == p), paths
+    # Boundaries taken ahead (ahead_us=150): the same samples, each run's
+    # average and maximum under a tenth of the run without it.
+    early = [r for r in rows if r["system"] == "rtk ahead_us=150"]
+    assert [(r["timing"], r["samples"]) for r in early] == \
+        [("icount", ic[0]["samples"])], rows
+    assert int(early[0]["avg_ns"]) * 10 < int(ic[0]["avg_ns"]) and \
+        int(early[0]["max_ns"]) * 10 < int(ic[0]["max_ns"]), (early, ic)
     # The 50 tasks on 4 CPUs: every release measured (tiny: 4 jobs a
-    # task); pedf's first fit fills CPUs 0 and 1 and puts 10 on CPU 2;
-    # each CPU's own path is shorter than the latency in instructions.
+    # task), with and without ahead_us, the latter a tenth or less;
+    # pedf's first fit fills CPUs 0 and 1 and puts 10 on CPU 2; each
+    # CPU's own path is shorter than the latency in instructions.
     many = check_csv(out / "release_latency" / "release_latency_many.csv",
                      set())
-    assert {r["plugin"]: int(r["samples"]) for r in many} == {
-        "gedf": 200, "pedf": 200}, many
+    assert {(r["system"], r["plugin"]): int(r["samples"]) for r in many} \
+        == {(s, p): 200 for s in ("rtk", "rtk ahead_us=150")
+            for p in ("gedf", "pedf")}, many
+    for p in ("gedf", "pedf"):
+        at, ahead = (next(r for r in many if r["plugin"] == p and
+                          r["system"] == s)
+                     for s in ("rtk", "rtk ahead_us=150"))
+        for stat in ("avg_ns", "max_ns"):
+            assert int(ahead[stat]) * 10 < int(at[stat]), (at, ahead)
+    many = [r for r in many if r["system"] == "rtk"]
     mp = check_csv(out / "release_latency" / "release_path_many.csv", set())
     assert {r["cpu"] for r in mp if r["plugin"] == "pedf"} == \
         {"0", "1", "2"}, mp

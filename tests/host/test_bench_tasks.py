@@ -118,6 +118,11 @@ def test_latency_ratios_per_timing_and_runs_in_turn():
                                      ["max", "avg", 2.0]]
     assert bench_latency.in_turn(["a", "b"], ["x", "y"]) == \
         ["a", "x", "b", "y"]
+    # Ours at the boundary, ours with boundaries ahead, Linux's.
+    assert bench_latency.in_turn(["a", "b"], ["A", "B"], ["x", "y"]) == \
+        ["a", "A", "x", "b", "B", "y"]
+    assert bench_latency.system_name(0) == "rtk"
+    assert bench_latency.system_name(150) == "rtk ahead_us=150"
 
 
 def test_cyclictest_shapes_and_their_initramfs():

@@ -47,6 +47,9 @@ PLANS = {
 MANY_N, MANY_M, MANY_P = 50, 4, 20
 MANY_PLUGINS = ["gedf", "pedf"]
 MANY_PATH_JOBS = 5
+# The 50-task runs: each plugin with its boundaries at their time and
+# taken ahead (ahead_us=, bench_latency.AHEAD_US).
+MANY_RUNS = [(p, a) for a in (0, latency.AHEAD_US) for p in MANY_PLUGINS]
 MANY_HEADERS = ["system", "plugin", "cpus", "tasks", "period_us",
                 "samples", "avg_ns", "max_ns", "rep"]
 PATH_HEADERS = (["plugin", "cpu", "paths"] +
@@ -93,20 +96,23 @@ def path_rows(plugin, boot):
     return rows
 
 
-def many_item(plugin, jobs, path=False):
+def many_item(plugin, jobs, path=False, ahead_us=0):
     """A boot of the N = 50, M = 4 set for `jobs` jobs a task; with
-    path, traced and with the instruction counts."""
+    path, traced and with the instruction counts; ahead_us: boundaries
+    taken that early."""
     slots = (jobs + 1) * MANY_P
     return workitems.boot_item(
         tasks="".join(f"task L{k} e=1 p={MANY_P} phase={k % MANY_P} "
                       "work=latency\n" for k in range(MANY_N)),
         tasks_name="many.tasks",
         cmdline=f"sched={plugin} slots={slots} hourglass=off"
-                + (" trace=events" if path else ""),
+                + (" trace=events" if path else "")
+                + (f" ahead_us={ahead_us}" if ahead_us else ""),
         smp=MANY_M, icount=latency.ICOUNT, insn_count=path,
         timeout=600 + slots // 10,
         label=f"release latency {plugin}, {MANY_N} tasks on {MANY_M} "
-              f"CPUs, {slots} slots" + (", path" if path else ""))
+              f"CPUs, {slots} slots" + (", path" if path else "")
+              + (f", ahead_us={ahead_us}" if ahead_us else ""))
 
 
 def many_linux(plan):
@@ -135,18 +141,19 @@ def many_results(mine, theirs, got):
                                r["max_ns"], rep])
             linux[rep] = (r["avg_ns"], r["max_ns"])
     ratios, spreads = [], {}
-    for plugin, it in zip(MANY_PLUGINS, mine):
+    for (plugin, ahead), it in zip(MANY_RUNS, mine):
         r = got[id(it)]
         if r is None:
             continue
         c = latency.combine_ours(workitems.as_boot(r).results("task"))
-        ours_rows.append(["rtk", plugin, MANY_M, MANY_N, MANY_P * 1000,
+        system = latency.system_name(ahead)
+        ours_rows.append([system, plugin, MANY_M, MANY_N, MANY_P * 1000,
                           c["samples"], c["avg_ns"], c["max_ns"], 0])
         per, spread = latency.ratios_by_timing(
             {"icount": {0: (c["avg_ns"], c["max_ns"])}}, {"icount": linux})
-        ratios += [[plugin] + row[1:] for row in per]
-        spreads[plugin] = {(a, b): x for a, b, x in
-                           spread.get("icount", [])}
+        ratios += [[system, plugin] + row[1:] for row in per]
+        spreads[system, plugin] = {(a, b): x for a, b, x in
+                                   spread.get("icount", [])}
     return ours_rows + linux_rows, ratios, spreads
 
 
@@ -154,18 +161,20 @@ def many_text(rows, spreads, path, linux_note):
     """The larger set's paragraph."""
     if not rows:
         return "The 50-task runs failed (above)."
-    ours = "; ".join(f"{r[1]} average {r[6]} ns, maximum {r[7]} ns over "
-                     f"{r[5]} releases" for r in rows if r[0] == "rtk")
-    theirs = [r for r in rows if r[0] != "rtk"]
+    ours = "; ".join(f"{r[1]}{' with ' + r[0][4:] if r[0] != 'rtk' else ''}"
+                     f" average {r[6]} ns, maximum {r[7]} ns over "
+                     f"{r[5]} releases" for r in rows if r[0].startswith("rtk"))
+    theirs = [r for r in rows if not r[0].startswith("rtk")]
     lin = (f"cyclictest, 50 threads on -smp 4 every 20 ms under -icount, "
            f"{len(theirs)} runs: average {min(r[6] for r in theirs)} to "
            f"{max(r[6] for r in theirs)} ns, maximum "
            f"{min(r[7] for r in theirs)} to {max(r[7] for r in theirs)} "
            "ns, samples " + ", ".join(str(r[5]) for r in theirs) + ". "
            "Linux over ours, run by run: " + "; ".join(
-               f"{p} {st} {sm['min', st]:.2f}x to {sm['max', st]:.2f}x"
-               for p, sm in spreads.items() for st in ("avg", "max")
-               if ("min", st) in sm) + "."
+               f"{p}{' ' + sys_[4:] if sys_ != 'rtk' else ''} {st} "
+               f"{sm['min', st]:.2f}x to {sm['max', st]:.2f}x"
+               for (sys_, p), sm in spreads.items() for st in ("avg", "max")
+               if ("min", st) in sm) + ". " + tenfold(spreads)
            if theirs else linux_note)
     own = "; ".join(f"{r[0]} CPU {r[1]} median {r[-2]}, largest {r[-1]}"
                     for r in path)
@@ -173,12 +182,25 @@ def many_text(rows, spreads, path, linux_note):
         f"The larger set (release_latency_many.csv): {MANY_N} work=latency "
         f"tasks on {MANY_M} CPUs under -icount, e=1 p={MANY_P} quanta, "
         f"phases spread 2 or 3 to a boundary. Ours: {ours}. {lin} "
-        "The tenfold lead the issue asks for is not there: each CPU's own "
+        "Without ahead_us each CPU's own "
         f"path ({MANY_PATH_JOBS} jobs a task with the instruction counts: "
         f"{own} instructions; at 8 ns each) is well under the latency: "
         "at a boundary every CPU takes its interrupt, one CPU decides for "
         "all four while the others wait, and virtual time counts all of "
-        "their instructions, one CPU after another in QEMU's round robin.")
+        "their instructions, one CPU after another in QEMU's round robin. "
+        "With it that path lies before the release; what is left is the "
+        "way back to ring 3 from the hold, on every CPU in turn.")
+
+
+def tenfold(spreads):
+    """Which of ours keep the tenfold lead the issue asks for, in every
+    run of Linux's, on average and at the maximum."""
+    held = [f"{p}{' ' + s[4:] if s != 'rtk' else ''}"
+            for (s, p), sm in spreads.items()
+            if min(sm.get(("min", "avg"), 0), sm.get(("min", "max"), 0))
+            >= 10]
+    return ("The tenfold lead holds in every run for: " + ", ".join(held)
+            + "." if held else "The tenfold lead holds for none of ours.")
 
 
 HOURGLASS = "rtk, hourglass idle"
@@ -194,7 +216,8 @@ def run(mode, outdir):
     reps = plan["reps"]
     runs = [(t, "off", rep) for t in plan["timings"]
             for rep in range(reps if t == "tcg" else 1)] + (
-        [("tcg", "on", 0)] if "tcg" in plan["timings"] else [])
+        [("tcg", "on", 0)] if "tcg" in plan["timings"] else []) + [
+        ("icount", "off", 0, latency.AHEAD_US)]
     load = round(os.getloadavg()[0], 2)
     plugins = [x for x in PATH_PLUGINS if plan["path_plugins"] is None or
                x[0] in plan["path_plugins"]]
@@ -211,7 +234,8 @@ def run(mode, outdir):
         theirs, theirs_ic = [], []
     tcg_off = [k for k, r in enumerate(runs) if r[:2] == ("tcg", "off")]
     turns = latency.in_turn([ours[k] for k in tcg_off], theirs)
-    many = [many_item(p, plan["many_jobs"]) for p in MANY_PLUGINS]
+    many = [many_item(p, plan["many_jobs"], ahead_us=a)
+            for p, a in MANY_RUNS]
     many_path = [many_item(p, MANY_PATH_JOBS, path=True)
                  for p in MANY_PLUGINS]
     many_theirs = many_linux(plan)
@@ -243,10 +267,11 @@ def run(mode, outdir):
     write_csv(outdir / "release_path_many.csv", PATH_HEADERS, many_paths)
     if many_ratios:
         write_csv(outdir / "release_latency_many_ratio.csv",
-                  ["plugin", "rep", "statistic", "linux_over_rtk"],
+                  ["system", "plugin", "rep", "statistic", "linux_over_rtk"],
                   many_ratios)
     mine_by, linux_by = {"tcg": {}, "icount": {}}, {"tcg": {}, "icount": {}}
-    for (timing, hourglass, rep), b in zip(runs, done):
+    ahead_by = {"icount": {}}
+    for (timing, hourglass, rep, *ahead), b in zip(runs, done):
         if b is None:
             continue
         boots_ran.append(b)
@@ -254,10 +279,14 @@ def run(mode, outdir):
         # Boundaries the CPUs reached only after they had passed: under
         # plain TCG on a loaded host the vCPUs are starved of host time.
         missed = int(b.result("sched")["boundary_missed"])
-        rows.append(["rtk" if hourglass == "off" else HOURGLASS, timing,
+        system = HOURGLASS if hourglass == "on" else \
+            latency.system_name(ahead[0] if ahead else 0)
+        rows.append([system, timing,
                      2 * plan["samples"], mine["samples"], mine["avg_ns"],
                      mine["max_ns"], missed, load, rep])
-        if hourglass == "off":
+        if ahead:
+            ahead_by[timing][rep] = (mine["avg_ns"], mine["max_ns"])
+        elif hourglass == "off":
             mine_by[timing][rep] = (mine["avg_ns"], mine["max_ns"])
     for it in theirs + theirs_ic:
         r = got[id(it)]
@@ -268,6 +297,8 @@ def run(mode, outdir):
                      r["samples"], r["avg_ns"], r["max_ns"], "", load, rep])
         linux_by[timing][rep] = (r["avg_ns"], r["max_ns"])
     ratios, spreads = latency.ratios_by_timing(mine_by, linux_by)
+    ahead_ratios, ahead_spreads = latency.ratios_by_timing(ahead_by,
+                                                           linux_by)
     notes = []
     spread = latency.spread([(r[0], r[1], r[4], r[5]) for r in rows])
     for timing, what in (("icount", "under -icount (virtual time; Linux "
@@ -285,6 +316,12 @@ def run(mode, outdir):
                 f"x), maximum {sm['min', 'max']:.2f}x to "
                 f"{sm['max', 'max']:.2f}x (median {sm['median', 'max']:.2f}"
                 "x)")
+    if "icount" in ahead_spreads:
+        sm = {(a, b): x for a, b, x in ahead_spreads["icount"]}
+        notes.append(
+            f"with ahead_us={latency.AHEAD_US} under -icount: average "
+            f"{sm['min', 'avg']:.2f}x to {sm['max', 'avg']:.2f}x, maximum "
+            f"{sm['min', 'max']:.2f}x to {sm['max', 'max']:.2f}x")
     if (theirs or theirs_ic) and not ratios:
         linux_note = ("cyclictest failed in every run (above), so there is "
                       "no ratio.")
@@ -302,7 +339,10 @@ def run(mode, outdir):
               spread)
     if ratios:
         write_csv(outdir / "release_latency_ratio.csv",
-                  ["timing", "rep", "statistic", "linux_over_rtk"], ratios)
+                  ["system", "timing", "rep", "statistic", "linux_over_rtk"],
+                  [["rtk"] + r for r in ratios] +
+                  [[latency.system_name(latency.AHEAD_US)] + r
+                   for r in ahead_ratios])
 
     plot(rows, outdir)
     ic = [r for r in rows if r[0] == "rtk" and r[1] == "icount"][0]
@@ -313,6 +353,13 @@ def run(mode, outdir):
         f"{ic[5]} ns over {ic[3]} samples: the boundary's interrupt, the "
         "decision and the switch to ring 3, counted in instructions at 8 ns "
         "each. "
+        + "".join(f"With ahead_us={latency.AHEAD_US} (each boundary's "
+                  "interrupt that early, its work done by the boundary and "
+                  "ring 3 held until it, docs/platform.md): average "
+                  f"{r[4]} ns, maximum {r[5]} ns -- the same path, placed "
+                  "before the release. "
+                  for r in rows if r[0] == latency.system_name(
+                      latency.AHEAD_US) and r[1] == "icount")
         + (f"Under plain TCG (the first of {reps} runs; host load "
            f"average {tcg[7]} when they began): average {tcg[4]} ns, "
            f"maximum {tcg[5]} ns, "
@@ -376,7 +423,7 @@ def plot(rows, outdir):
     ax.bar([x + 0.2 for x in xs], [r[5] / 1000 for r in rows], 0.4,
            label="maximum")
     ax.set_xticks(list(xs))
-    ax.set_xticklabels(labels, fontsize=8)
+    ax.set_xticklabels(labels, fontsize=6)
     ax.set_ylabel("release latency (us)")
     ax.set_title("Release to first instruction, QEMU -smp 2")
     ax.legend()
