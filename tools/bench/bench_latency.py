@@ -25,7 +25,8 @@ the exact wake-up time, ours the quantum boundary, where the scheduler also
 decides; cyclictest's thread reads the clock with clock_gettime, ours with
 RDTSC.
 
-Ours runs twice more in each timing with ahead_us=AHEAD_US: each
+Ours also runs, in each timing and as many times, with ahead_us=AHEAD_US:
+each
 boundary's interrupt that long before the boundary, its work (the release,
 the decision, the switch) done by then and the return to ring 3 held until
 the boundary (docs/platform.md, "Boundaries taken ahead"). The path is as
