@@ -292,10 +292,15 @@ def test_servers_run_the_simulators_schedule(iso_with, tmp_path):
         assert r["dropped"] == "0"
         assert abs(int(r["response_max_us"]) - st["response_max_us"]) <= \
             3 * LAG_US
+        # Within the budget but for an event's lag, as in assert_same_run
+        # (the simulator keeps P exactly at its 1200 us; the kernel's
+        # 1200 or 1201 us with a few instructions more or less), and the
+        # line's verdict says which.
         w = windows[name]
-        assert w["verdict"] == "ok", w
-        assert int(w["max_us"]) <= int(w["bound_us"]) == \
-            st["window_bound_us"]
+        over = int(w["max_us"]) - int(w["bound_us"])
+        assert over <= LAG_US, w
+        assert w["verdict"] == ("ok" if over <= 0 else "over"), w
+        assert int(w["bound_us"]) == st["window_bound_us"]
     # What the set exercises, in the simulator's run.
     ss = sim[3]["servers"]
     assert ss["S"]["tolls"] > 0 and ss["S"]["background_us"] > 0
