@@ -231,7 +231,7 @@ void dispatch_changed(unsigned cpu, uint64_t slot, int task)
 		return;     /* read at the next preemption point / boundary */
 	/* Its timer is armed for this very slot and it has not finished
 	 * that boundary's interrupt: it reads the answer at the end of it
-	 * (after qclock's fence there). An IPI would only be taken after. */
+	 * (dispatch_after_timer). An IPI would only be taken after. */
 	if (qclock_cpu_next(cpu) == slot)
 		return;
 	uint64_t now = qclock_now();
@@ -357,6 +357,10 @@ void dispatch_after_timer(void *ctx, unsigned cpu, struct trap_frame *f)
 	(void)cpu;
 	(void)f;
 	dispatch_me()->in_kernel = 0;
+	/* The quantum clock has moved this CPU's next boundary on; against
+	 * dispatch_changed's test of it on the deciding CPU, either that
+	 * CPU sees it moved (and sends its IPI) or we see its answer. */
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	dispatch_now();
 }
 

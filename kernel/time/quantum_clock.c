@@ -306,9 +306,6 @@ static void on_timer(struct trap_frame *f)
 		this_cpu()->hold_tsc = qclock_ideal(k, last) +
 				       (uint64_t)percpu[k].tsc_offset;
 	c->next = i;
-	/* Against dispatch_changed's test of next: either it sees this
-	 * boundary done (and sends its IPI), or `after` sees its answer. */
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	if (i < qclock.limit)
 		arm(k, due);
 	else

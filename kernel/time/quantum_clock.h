@@ -94,9 +94,9 @@ void qclock_say_stopped(const char *who);
 uint64_t qclock_ideal(unsigned k, uint64_t i);
 
 /* late_mode=syscall (late_boundary=): called at a system call's entry
- * under that mode, interrupts off; stalls the first call this CPU makes while its next
- * boundary is a late one until that boundary is late by late_boundary='s
- * time. */
+ * under that mode, interrupts off; stalls the first call this CPU makes
+ * while its next boundary is a late one until that boundary is late by
+ * late_boundary='s time. */
 void qclock_late_syscall(void);
 /* CPU k's slot at BSP time `when`: the last boundary i with
  * qclock_ideal(k, i) <= when (0 before the first). */
