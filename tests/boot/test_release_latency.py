@@ -420,14 +420,13 @@ AHEAD_RUNS = {"pedf": TASKS, "gedf": TASKS,
               "spd2": TASKS.replace(" d=1", "")}
 
 
-def slot_starts(b):
-    """(params, {(task, job): (switch, slot)}): for each job a switch
+def slot_starts(d):
+    """{(task, job): (switch, slot)} of dump d: for each job a switch
     began, its cxs_end's time and the boundary of that CPU nearest to it
     (TSC) -- the start of the slot the job began in: the switch comes a
     path after it at the boundary, or ahead_us before it. Under aligned
     quanta a job's first slot begins at its release; under staggered ones
     k*Q/M later on CPU k."""
-    d = dumpmod.read(b.serial)[0][-1]
     p = d.params
     q = p.quantum_us * p.tsc_khz // 1000
     out = {}
@@ -440,39 +439,41 @@ def slot_starts(b):
                 lo, hi = (derive.boundary(p, r.cpu, x) for x in (t, t + 1))
                 out[r.task, r.job] = (r.tsc, lo if r.tsc - lo < hi - r.tsc
                                       else hi)
-    return p, out
+    return out
+
+
+def releases(d):
+    """{(task, job): its release record's time} of dump d."""
+    return {(r.task, r.job): r.arg for cpu in d.per_cpu() for r in cpu
+            if r.name == "release"}
 
 
 def lead_ns(b):
     """{(task, job): ns from the job's release to the start of the slot
     it began in}, for the jobs a switch began."""
-    p, starts = slot_starts(b)
     d = dumpmod.read(b.serial)[0][-1]
-    release = {(r.task, r.job): r.arg for cpu in d.per_cpu() for r in cpu
-               if r.name == "release"}
-    return {k: (slot - release[k]) * 1000000 // p.tsc_khz
-            for k, (_, slot) in starts.items() if k in release}
+    release = releases(d)
+    return {k: (slot - release[k]) * 1000000 // d.params.tsc_khz
+            for k, (_, slot) in slot_starts(d).items() if k in release}
 
 
-def held(b):
+def held(d):
     """{(task, job): the sample less the time from the release to the
-    start of the job's first slot} of a run with ahead_us=, each checked
-    against the trace: the job's release is in the trace; the switch that
-    began it (if one did) came in the interrupt AHEAD_US before its slot,
-    and the sample reaches at least to the slot's start -- its first
-    instruction did not come before its slot. Every sample is more than 0
+    start of the job's first slot} of dump d of a run with ahead_us=, each
+    checked against the trace: the job's release is in the trace; the
+    switch that began it (if one did) came in the interrupt AHEAD_US
+    before its slot, and the sample reaches at least to the slot's start
+    -- its first instruction did not come before its slot. Every sample is more than 0
     (measure.h clamps one from before the release to 0) and no more than
     its `user` record's time less the release."""
-    p, starts = slot_starts(b)
+    p, starts = d.params, slot_starts(d)
 
     def ns(cycles):
         return cycles * 1000000 // p.tsc_khz
 
-    recs = [r for cpu in dumpmod.read(b.serial)[0][-1].per_cpu()
-            for r in cpu]
-    release = {(r.task, r.job): r.arg for r in recs if r.name == "release"}
+    release = releases(d)
     out, wrong = {}, []
-    for r in (r for r in recs if r.name == "user"):
+    for r in (r for cpu in d.per_cpu() for r in cpu if r.name == "user"):
         key = r.task, r.job
         rel = release.get(key)
         if rel is None:
@@ -521,12 +522,12 @@ def test_boundaries_taken_ahead_hold_ring_3_until_the_release(
              smp=2, icount=ICOUNT, timeout=900)
     assert b.passed, b.tail()
     assert f"each boundary's interrupt {AHEAD_US} us ahead" in b.serial
-    mine = held(b)
+    d = dumpmod.read(b.serial)[0][-1]
+    mine = held(d)
     assert sorted(mine) == sorted(base)
     # Every CPU takes the boundary of each slot decided for it and reads
     # its answer there: no reschedule IPI (one the deciding CPU sent was
     # taken at the task's first instruction, 1.2 us into every sample).
-    d = dumpmod.read(b.serial)[0][-1]
     assert [r for cpu in d.per_cpu() for r in cpu
             if r.name == "ipi_send"] == []
     assert [(k, s, base[k]) for k, s in mine.items()
