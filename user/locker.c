@@ -164,9 +164,20 @@ static int is_sleep(const char *a)
 	return *a == 0 && *w == 0;
 }
 
+/* args= other than "sleep": the program says so and exits. */
+#define LOCKER_EXIT_USAGE 2
+
 int64_t user_main(int argc, char **argv, volatile struct rt_control *ctl)
 {
 	int sleep_after = argc > 1 && is_sleep(argv[1]);
+	if (argc > 2 || (argc == 2 && !sleep_after)) {
+		struct msg m;
+		msg_begin(&m, "locker: cannot read ");
+		msg_str(&m, argv[argc > 2 && sleep_after ? 2 : 1]);
+		msg_str(&m, "; usage: [sleep]");
+		msg_send(&m);
+		return LOCKER_EXIT_USAGE;
+	}
 	struct op ops[2 * RT_CS_MAX];
 	unsigned nops = build(ctl, ops), next = 0;
 	uint64_t job = ~0ull;

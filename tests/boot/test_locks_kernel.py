@@ -481,3 +481,16 @@ def test_kernel_runs_the_simulators_locks_at_events(iso_with, tmp_path,
         b = bound[[t.name for t in tasks_list].index(r["name"])]["blocked"]
         if b is not None:
             assert int(r["blocked_max"]) <= b * 1000 + LOCK_TOL_US, (r, b)
+
+
+def test_a_locker_argument_it_cannot_read_is_named(iso_with, tmp_path):
+    """args= other than "sleep" (here a misspelt one) is not ignored: the
+    program names it and exits, and its task ends exited."""
+    tasks = tmp_path / "typo.tasks"
+    tasks.write_text(EARLY_END.replace('args="sleep"', 'args="slep"'))
+    boot = qemu(iso_with(f"sched=gedf slots={SLOTS}", tasks=tasks), smp=2,
+                icount=ICOUNT)
+    assert "locker: cannot read slep; usage: [sleep]" in boot.serial, \
+        boot.tail()
+    state = {r["name"]: r["state"] for r in boot.results("task")}
+    assert state == {"A": "exited", "B": "ok"}, boot.tail()
